@@ -1,0 +1,188 @@
+"""Workflow configuration: merge config.yaml, a preset and the studies, then validate.
+
+Nothing here imports Snakemake: the Snakefile calls :func:`resolve_config`, and the
+tests call it directly. Errors name the offending key and what was expected.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+
+#: Keys that presets may set: sizes only, never the science.
+PRESET_KEYS = {
+    "dataset": {"base_resolution", "n_train", "n_test", "shard_size"},
+    "resolutions": None,
+    "training": {"epochs", "seeds", "checkpoint_every"},
+}
+
+
+class ConfigError(ValueError):
+    """The configuration is invalid; the message names the key(s)."""
+
+
+def load_yaml(path: str | Path) -> dict[str, Any]:
+    """Read a YAML mapping, with the file named in any error."""
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text())
+    except FileNotFoundError as err:
+        raise ConfigError(f"{path}: file not found") from err
+    except yaml.YAMLError as err:
+        raise ConfigError(f"{path}: not valid YAML ({err})") from err
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a mapping at the top level, got {type(data).__name__}")
+    return data
+
+
+def deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
+    """Recursively merge ``override`` into a copy of ``base`` (mappings merge, rest replaces)."""
+    out = copy.deepcopy(dict(base))
+    for key, value in override.items():
+        if isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
+            out[key] = deep_merge(out[key], value)
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def _with_defaults(validator_class: type) -> type:
+    """A validator class that also fills in each property's ``default``."""
+    validate_properties = validator_class.VALIDATORS["properties"]
+
+    def set_defaults(validator, properties, instance, schema):
+        if isinstance(instance, dict):
+            for name, sub in properties.items():
+                if "default" in sub and name not in instance:
+                    instance[name] = copy.deepcopy(sub["default"])
+        yield from validate_properties(validator, properties, instance, schema)
+
+    return jsonschema.validators.extend(validator_class, {"properties": set_defaults})
+
+
+_Validator = _with_defaults(jsonschema.Draft202012Validator)
+
+
+def _key(path: Any) -> str:
+    return ".".join(str(p) for p in path) or "<top level>"
+
+
+def validate(config: dict[str, Any], schema: Mapping[str, Any]) -> None:
+    """Validate ``config`` in place against ``schema`` (filling defaults).
+
+    Raises
+    ------
+    ConfigError
+        Listing every violation as ``config key 'a.b.c': what was expected``.
+    """
+    errors = sorted(_Validator(schema).iter_errors(config), key=lambda e: list(e.absolute_path))
+    if errors:
+        lines = [f"config key '{_key(e.absolute_path)}': {e.message}" for e in errors]
+        raise ConfigError("invalid configuration:\n  " + "\n  ".join(lines))
+    bad = [k for k, v in _walk(config) if isinstance(v, float) and not math.isfinite(v)]
+    if bad:
+        raise ConfigError("invalid configuration:\n  " + "\n  ".join(
+            f"config key '{k}': must be a finite number" for k in bad))
+
+
+def _walk(node: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
+    if isinstance(node, Mapping):
+        for k, v in node.items():
+            yield from _walk(v, f"{prefix}.{k}" if prefix else str(k))
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            yield from _walk(v, f"{prefix}.{i}")
+    else:
+        yield prefix, node
+
+
+def _check_preset(preset: Mapping[str, Any], path: Path) -> None:
+    """Presets hold sizes only: reject any key outside :data:`PRESET_KEYS`."""
+    for study, sizes in preset.items():
+        if not isinstance(sizes, Mapping):
+            raise ConfigError(f"{path}: key '{study}' must map to the study's sizes")
+        for section, value in sizes.items():
+            if section not in PRESET_KEYS:
+                raise ConfigError(f"{path}: key '{study}.{section}' is not a size; presets may "
+                                  f"set only {sorted(PRESET_KEYS)}")
+            allowed = PRESET_KEYS[section]
+            if allowed is not None and isinstance(value, Mapping):
+                extra = sorted(set(value) - allowed)
+                if extra:
+                    raise ConfigError(f"{path}: key '{study}.{section}.{extra[0]}' is not a "
+                                      f"size; allowed: {sorted(allowed)}")
+
+
+def _check_consistency(study_name: str, study: Mapping[str, Any]) -> None:
+    """Cross-key rules that a JSON schema cannot express."""
+    where = f"study.{study_name}"
+    base = study["dataset"]["base_resolution"]
+    for res in study["resolutions"]:
+        if base % res:
+            raise ConfigError(f"config key '{where}.resolutions': {res} does not divide "
+                              f"dataset.base_resolution={base}")
+    for key, model in study["models"].items():
+        modes = model.get("hparams", {}).get("modes")
+        if modes is not None and 2 * modes > min(study["resolutions"]):
+            raise ConfigError(f"config key '{where}.models.{key}.hparams.modes': {modes} modes "
+                              f"need resolution >= {2 * modes}, got {min(study['resolutions'])}")
+    known = set(study["models"]) | set(study.get("baselines", {}))
+    for key in study.get("published", {}).get("values", {}):
+        if key not in known:
+            raise ConfigError(f"config key '{where}.published.values.{key}': no such model or "
+                              f"baseline (known: {sorted(known)})")
+
+
+def resolve_config(config: Mapping[str, Any], *, config_dir: str | Path = "config",
+                   schema_path: str | Path) -> dict[str, Any]:
+    """Merge and validate the workflow configuration.
+
+    Parameters
+    ----------
+    config : mapping
+        ``config/config.yaml`` with any ``--config`` overrides applied (Snakemake's config).
+    config_dir : path
+        Directory holding ``presets/`` and ``studies/``.
+    schema_path : path
+        ``workflow/schemas/config.schema.yaml``.
+
+    Returns
+    -------
+    dict
+        The validated config with defaults filled and ``study.<name>`` merged from the
+        study file and the preset.
+
+    Raises
+    ------
+    ConfigError
+        On any invalid key, naming it.
+    """
+    schema = load_yaml(schema_path)
+    config_dir = Path(config_dir)
+    top = copy.deepcopy(dict(config))
+    if "study" in top:
+        raise ConfigError("config key 'study' is filled in from config/studies; set 'studies'")
+    validate(top, schema)  # preset and study names first: they pick the files below
+    preset_path = config_dir / "presets" / f"{top['preset']}.yaml"
+    preset = load_yaml(preset_path)
+    _check_preset(preset, preset_path)
+    for name in top["studies"]:
+        study = load_yaml(config_dir / "studies" / f"{name}.yaml")
+        top["study"][name] = deep_merge(study, preset.get(name, {}))
+    validate(top, schema)
+    for name in top["studies"]:
+        _check_consistency(name, top["study"][name])
+    return top
+
+
+def model_training(study: Mapping[str, Any], model: str) -> dict[str, Any]:
+    """The study's training settings with the model's own overrides applied."""
+    return deep_merge(study["training"], study["models"][model].get("training", {}))

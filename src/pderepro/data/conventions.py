@@ -1,0 +1,47 @@
+"""CF attributes for every variable pderepro writes, defined once.
+
+xarray drops attributes on arithmetic, so every writer calls :func:`apply_conventions`
+just before saving; the attributes below are the single source of truth.
+"""
+
+from __future__ import annotations
+
+import xarray as xr
+
+#: CF attributes of coordinates and data variables, by variable name.
+VARIABLE_ATTRS: dict[str, dict[str, str]] = {
+    "sample": {"long_name": "sample index within the split", "units": "1"},
+    "x": {"long_name": "position on the periodic unit interval", "units": "1", "axis": "X"},
+    "y": {"long_name": "position on the unit interval (second axis)", "units": "1", "axis": "Y"},
+    "time": {"long_name": "time", "units": "1", "axis": "T"},
+    "seed": {"long_name": "seed of the random draw for this sample", "units": "1"},
+    "viscosity": {"long_name": "kinematic viscosity nu", "units": "1"},
+    "u0": {"long_name": "initial condition u(x, t=0)", "units": "1"},
+    "u": {"long_name": "solution u(x, t=t_final)", "units": "1"},
+    "input_mean": {"long_name": "mean of the inputs over the train split", "units": "1"},
+    "input_std": {"long_name": "standard deviation of the inputs over the train split",
+                  "units": "1"},
+    "target_mean": {"long_name": "mean of the targets over the train split", "units": "1"},
+    "target_std": {"long_name": "standard deviation of the targets over the train split",
+                   "units": "1"},
+    "prediction": {"long_name": "model prediction of u(x, t=t_final)", "units": "1"},
+}
+
+
+def apply_conventions(ds: xr.Dataset) -> xr.Dataset:
+    """Return ``ds`` with the CF attributes of every known variable (re-)applied.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        Any pderepro dataset; unknown variables keep their attributes.
+
+    Returns
+    -------
+    xarray.Dataset
+        A shallow copy with attributes set; the data are not copied.
+    """
+    ds = ds.copy()
+    for name in list(ds.variables):
+        ds[name].attrs.update(VARIABLE_ATTRS.get(str(name), {}))
+    return ds

@@ -1,0 +1,101 @@
+"""Dataset generation: one shard of samples of one split, as an xarray Dataset."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import xarray as xr
+
+from pderepro.data.seeds import sample_seeds
+from pderepro.solvers.burgers import BurgersProblem, solve_burgers
+from pderepro.solvers.random_fields import grf_periodic_1d
+
+log = logging.getLogger(__name__)
+
+
+def shard_bounds(n_samples: int, shard_size: int, shard: int) -> tuple[int, int]:
+    """First sample index and sample count of ``shard``.
+
+    Raises
+    ------
+    ValueError
+        When the shard index is outside ``range(n_shards(n_samples, shard_size))``.
+    """
+    count = n_shards(n_samples, shard_size)
+    if not 0 <= shard < count:
+        raise ValueError(f"shard {shard} out of range: {n_samples} samples make {count} shards")
+    start = shard * shard_size
+    return start, min(shard_size, n_samples - start)
+
+
+def n_shards(n_samples: int, shard_size: int) -> int:
+    """Number of shards needed for ``n_samples`` samples (ceil division)."""
+    return -(-n_samples // shard_size)
+
+
+def generate_burgers(
+    cfg: Mapping[str, Any], *, split: str, start: int, count: int, device: str | None = None
+) -> xr.Dataset:
+    """Burgers samples ``start .. start+count-1`` of a split: GRF u0 and u(t_final).
+
+    Parameters
+    ----------
+    cfg : mapping
+        The dataset config: ``viscosity, t_final, time_step, base_resolution, seed`` and
+        ``grf: {scale, shift, exponent}``.
+    split : str
+        ``train`` or ``test``; part of every sample's seed.
+    start, count : int
+        Sample range.
+    device : str, optional
+        Torch device for the solver; the random draws are made with numpy on the CPU,
+        so the data do not depend on the device beyond round-off.
+
+    Returns
+    -------
+    xarray.Dataset
+        ``u0(sample, x)`` and ``u(sample, x)`` as float32 (solved in float64), with
+        coordinates ``sample, x, seed(sample), viscosity(sample)``.
+    """
+    problem = BurgersProblem(
+        viscosity=cfg["viscosity"],
+        t_final=cfg["t_final"],
+        time_step=cfg["time_step"],
+        resolution=cfg["base_resolution"],
+    )
+    seeds = sample_seeds(cfg["seed"], split, start, count)
+    grf = cfg["grf"]
+    u0 = np.concatenate(
+        [
+            grf_periodic_1d(
+                1,
+                problem.resolution,
+                rng=np.random.default_rng(int(s)),
+                scale=grf["scale"],
+                shift=grf["shift"],
+                exponent=grf["exponent"],
+            )
+            for s in seeds
+        ]
+    )  # (count, n)
+    log.info("solving %d Burgers samples at n=%d", count, problem.resolution)
+    u1 = solve_burgers(u0, problem, device=device, progress=True)
+    ds = xr.Dataset(
+        {"u0": (("sample", "x"), u0.astype(np.float32)), "u": (("sample", "x"), u1.astype(np.float32))},
+        coords={
+            "sample": np.arange(start, start + count),
+            "x": problem.grid,
+            "seed": ("sample", seeds.astype(np.int64)),
+            "viscosity": ("sample", np.full(count, problem.viscosity)),
+        },
+    )
+    ds.attrs.update(split=split, solver="burgers_etdrk4", solver_dtype="float64",
+                    t_final=problem.t_final, time_step=problem.time_step)
+    return ds
+
+
+#: Generator of each dataset kind, selected by ``dataset.solver`` in the study config.
+GENERATORS = {"burgers": generate_burgers}

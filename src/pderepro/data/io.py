@@ -1,0 +1,117 @@
+"""NetCDF reading and atomic writing."""
+
+from __future__ import annotations
+
+import logging
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+import xarray as xr
+
+from pderepro.data.conventions import apply_conventions
+
+log = logging.getLogger(__name__)
+
+
+class DataFileError(RuntimeError):
+    """An input file is missing, unreadable or not what the consumer expects."""
+
+
+def atomic_write(path: str | Path, write: Callable[[Path], None]) -> Path:
+    """Write a file under a temporary name and rename it into place.
+
+    A job killed mid-write therefore never leaves a file that looks complete.
+
+    Parameters
+    ----------
+    path : path
+        Final location; its parent directory is created.
+    write : callable
+        Called with the temporary path (same directory, so the rename is atomic).
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    tmp = Path(tmp_name)
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return path
+
+
+def write_netcdf(ds: xr.Dataset, path: str | Path, *, compress: bool = False) -> Path:
+    """Write ``ds`` to NetCDF4 atomically, with conventions applied.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        Dataset to write (dask-backed is fine: it is computed while writing).
+    path : path
+        Destination file.
+    compress : bool
+        zlib level 4 on float variables; off by default because turbulent float32
+        fields shrink only about 17% at 11-13x the write time.
+    """
+    ds = apply_conventions(ds)
+    encoding = {}
+    for name, var in ds.data_vars.items():
+        enc: dict[str, object] = {}
+        if compress and var.dtype.kind == "f":
+            enc.update(zlib=True, complevel=4)
+        if "sample" in var.dims:
+            # one chunk per block of samples so readers can stream along samples
+            n = ds.sizes["sample"]
+            enc["chunksizes"] = tuple(
+                min(n, 64) if d == "sample" else ds.sizes[d] for d in var.dims
+            )
+        encoding[name] = enc
+    log.info("writing %s", path)
+    return atomic_write(
+        path, lambda tmp: ds.to_netcdf(tmp, engine="netcdf4", format="NETCDF4", encoding=encoding)
+    )
+
+
+def open_netcdf(
+    path: str | Path, *, chunks: dict[str, int] | None = None, required: tuple[str, ...] = ()
+) -> xr.Dataset:
+    """Open a NetCDF file written by pderepro, failing clearly when it is unusable.
+
+    Parameters
+    ----------
+    path : path
+        File to open.
+    chunks : dict, optional
+        Dask chunks (e.g. ``{"sample": 50}``); ``None`` loads eagerly.
+    required : tuple of str
+        Variables that must be present.
+
+    Raises
+    ------
+    DataFileError
+        The file is missing, not valid NetCDF, or lacks a required variable.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise DataFileError(f"{path}: file does not exist")
+    try:
+        ds = xr.open_dataset(path, engine="netcdf4", chunks=chunks)
+    except (OSError, ValueError) as err:
+        raise DataFileError(f"{path}: cannot be read as NetCDF ({err})") from err
+    missing = [v for v in required if v not in ds.variables]
+    if missing:
+        ds.close()
+        raise DataFileError(f"{path}: missing variable(s) {missing}; has {sorted(ds.variables)}")
+    if chunks is None:
+        ds = ds.load()
+        ds.close()
+    return ds

@@ -1,0 +1,78 @@
+"""Tables: tidy per-run metrics aggregated beside the published numbers."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from pderepro.data.io import atomic_write
+
+#: Columns of a per-run metrics file (one row per model, resolution and seed).
+METRIC_COLUMNS = ["study", "model", "label", "resolution", "seed", "rel_l2", "n_test",
+                  "n_params", "device"]
+#: Columns of the resolution table, in order.
+RESOLUTION_COLUMNS = ["model", "resolution", "rel_l2_mean", "rel_l2_std", "n_seeds", "published"]
+
+
+def resolution_table(
+    metrics: pd.DataFrame,
+    *,
+    published: Mapping[str, Mapping[int | str, float]],
+    model_order: Sequence[str],
+) -> pd.DataFrame:
+    """Mean and spread over seeds of the relative L2 error, per model and resolution.
+
+    Parameters
+    ----------
+    metrics : pandas.DataFrame
+        Rows with :data:`METRIC_COLUMNS`.
+    published : mapping
+        ``{model key: {resolution: value}}`` from the study config (REFERENCES.md);
+        resolutions the paper did not report stay empty.
+    model_order : sequence of str
+        Model keys in the order the table lists them.
+
+    Returns
+    -------
+    pandas.DataFrame
+        :data:`RESOLUTION_COLUMNS`; ``model`` holds the display label, ``rel_l2_std`` is
+        the sample standard deviation over seeds (0 for a single seed).
+    """
+    rows = []
+    for (model, resolution), group in metrics.groupby(["model", "resolution"], sort=False):
+        errors = group["rel_l2"].to_numpy(dtype=float)
+        paper = {int(k): v for k, v in published.get(model, {}).items()}
+        rows.append(
+            {
+                "key": model,
+                "model": group["label"].iloc[0],
+                "resolution": int(resolution),
+                "rel_l2_mean": errors.mean(),
+                "rel_l2_std": errors.std(ddof=1) if len(errors) > 1 else 0.0,
+                "n_seeds": len(errors),
+                "published": paper.get(int(resolution), np.nan),
+            }
+        )
+    table = pd.DataFrame(rows)
+    rank = {m: i for i, m in enumerate(model_order)}
+    table = table.sort_values(["key", "resolution"], key=lambda c: c.map(rank) if c.name == "key"
+                              else c)
+    return table[RESOLUTION_COLUMNS].reset_index(drop=True)
+
+
+def write_table(table: pd.DataFrame, csv_path: str | Path, md_path: str | Path,
+                *, caption: str) -> None:
+    """Write a table as CSV (full precision) and Markdown (4 significant digits).
+
+    Parameters
+    ----------
+    caption : str
+        Line printed under the Markdown table (source of the published column...).
+    """
+    atomic_write(csv_path, lambda tmp: table.to_csv(tmp, index=False, float_format="%.6g"))
+    shown = table.astype(object).where(table.notna(), None)  # empty cells, not "nan"
+    markdown = shown.to_markdown(index=False, floatfmt=".4g", missingval="") + f"\n\n{caption}\n"
+    atomic_write(md_path, lambda tmp: Path(tmp).write_text(markdown))

@@ -1,0 +1,91 @@
+"""Figures, one function each; they read evaluated metrics only, never models."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import seaborn as sns
+import xarray as xr
+
+from pderepro.plotting.style import apply_theme, save_figure
+
+
+def plot_error_vs_resolution(
+    metrics: pd.DataFrame, table: pd.DataFrame, *paths: str, title: str
+) -> None:
+    """Relative L2 error against resolution: ours (mean and seed band), published dashed.
+
+    Parameters
+    ----------
+    metrics : pandas.DataFrame
+        Per-run metrics (``label, resolution, seed, rel_l2``).
+    table : pandas.DataFrame
+        The resolution table (its ``published`` column gives the dashed lines).
+    """
+    apply_theme()
+    fig, ax = plt.subplots(figsize=(6, 4))
+    labels = list(dict.fromkeys(metrics["label"]))
+    palette = dict(zip(labels, sns.color_palette(n_colors=len(labels)), strict=True))
+    sns.lineplot(data=metrics, x="resolution", y="rel_l2", hue="label", hue_order=labels,
+                 palette=palette, errorbar=("pi", 100), marker="o", ax=ax)
+    for label, rows in table.dropna(subset=["published"]).groupby("model"):
+        ax.plot(rows["resolution"], rows["published"], ls="--", lw=1,
+                color=palette.get(label, "grey"), label=f"{label} (published)")
+    ax.set(xscale="log", yscale="log", xlabel="resolution s (grid points)",
+           ylabel="relative L2 error (test)", title=title)
+    ax.set_xticks(sorted(metrics["resolution"].unique()))
+    ax.get_xaxis().set_major_formatter(plt.ScalarFormatter())
+    ax.legend(fontsize="small", ncol=2)
+    save_figure(fig, *paths)
+
+
+def plot_samples_1d(predictions: Sequence[xr.Dataset], *paths: str, n_samples: int) -> None:
+    """Test samples: input, truth and each model's prediction on one row per sample.
+
+    Parameters
+    ----------
+    predictions : sequence of xarray.Dataset
+        One per model, with ``u0, u, prediction (sample, x)`` and attribute ``label``.
+    """
+    apply_theme()
+    n = min(n_samples, predictions[0].sizes["sample"])
+    fig, axes = plt.subplots(n, 2, figsize=(9, 2.2 * n), squeeze=False, sharex=True)
+    first = predictions[0]
+    for i in range(n):
+        x = first["x"].to_numpy()
+        axes[i, 0].plot(x, first["u0"][i], color="k")
+        axes[i, 0].set_ylabel(f"sample {int(first['sample'][i])}")
+        axes[i, 1].plot(x, first["u"][i], color="k", lw=2.5, alpha=0.4, label="truth")
+        for ds in predictions:
+            axes[i, 1].plot(ds["x"], ds["prediction"][i], lw=1, label=ds.attrs["label"])
+    axes[0, 0].set_title("input u(x, 0)")
+    axes[0, 1].set_title("output u(x, 1): truth and predictions")
+    axes[0, 1].legend(fontsize="small")
+    for ax in axes[-1]:
+        ax.set_xlabel("x")
+    save_figure(fig, *paths)
+
+
+def plot_convergence(table: pd.DataFrame, *paths: str) -> None:
+    """Solver verification: max error against grid size and against time step."""
+    apply_theme()
+    cases = list(dict.fromkeys(table["case"]))
+    fig, axes = plt.subplots(1, len(cases), figsize=(4.5 * len(cases), 3.8), squeeze=False)
+    for ax, case in zip(axes[0], cases, strict=True):
+        rows = table[table["case"] == case]
+        xcol = "dt" if case.endswith("time") else "resolution"
+        err = rows["max_abs_error"].clip(lower=1e-17)
+        ax.loglog(rows[xcol], err, "o-", label=f"{rows['solver'].iloc[0]}")
+        if xcol == "dt":
+            dt = rows["dt"].to_numpy()
+            ref = err.iloc[-1] * (dt / dt[-1]) ** 4
+            ax.loglog(dt, ref, "k--", lw=1, label="slope 4")
+        ax.set(xlabel="time step" if xcol == "dt" else "grid points", ylabel="max abs error",
+               title=case)
+        ax.legend(fontsize="small")
+    if np.isfinite(axes[0, 0].get_ylim()).all():
+        fig.tight_layout()
+    save_figure(fig, *paths)

@@ -1,0 +1,76 @@
+"""Process-level settings for workflow jobs: logging, threads, device."""
+
+from __future__ import annotations
+
+import logging
+import os
+import platform
+import sys
+from pathlib import Path
+
+import torch
+
+#: Environment variable that forces the torch device (``cpu``, ``cuda``, ``cuda:1``...).
+DEVICE_ENV = "PDEREPRO_DEVICE"
+
+
+def setup_logging(log_path: str | Path | None, level: int = logging.INFO) -> None:
+    """Send logging (and stderr, where tqdm draws its progress line) to ``log_path``.
+
+    Parameters
+    ----------
+    log_path : path or None
+        The job's log file; ``None`` logs to stderr only.
+    """
+    handlers: list[logging.Handler]
+    if log_path is not None:
+        Path(log_path).parent.mkdir(parents=True, exist_ok=True)
+        stream = open(log_path, "a", buffering=1)  # noqa: SIM115 - lives as long as the job
+        sys.stderr = stream
+        handlers = [logging.StreamHandler(stream)]
+    else:
+        handlers = [logging.StreamHandler(sys.stderr)]
+    logging.basicConfig(
+        level=level,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        handlers=handlers,
+        force=True,
+    )
+
+
+def select_device(preference: str = "auto") -> torch.device:
+    """The torch device for a job: CUDA when present unless told otherwise.
+
+    Parameters
+    ----------
+    preference : str
+        ``auto`` (CUDA if available, else CPU) or an explicit device string. The
+        environment variable ``PDEREPRO_DEVICE`` overrides it.
+    """
+    preference = os.environ.get(DEVICE_ENV, preference)
+    if preference == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    device = torch.device(preference)
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise RuntimeError(f"device {preference!r} requested but CUDA is not available")
+    return device
+
+
+def set_threads(threads: int) -> None:
+    """Limit torch's intra-op threads to the job's share of the cores."""
+    torch.set_num_threads(max(1, int(threads)))
+
+
+def describe_device(device: torch.device) -> str:
+    """Human-readable name of the device: GPU name or CPU model."""
+    if device.type == "cuda":
+        return torch.cuda.get_device_name(device)
+    model = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"CPU: {model}"

@@ -1,0 +1,1 @@
+"""Numerical PDE solvers: periodic Burgers (ETDRK4), heat baseline, random initial fields."""

@@ -1,0 +1,69 @@
+# Test-set metrics per run, and tables beside the published numbers.
+
+
+rule evaluate_model:
+    input:
+        checkpoint="results/{study}/models/{model}/res{res}/seed{seed}/checkpoint.pt",
+        test=processed_test,
+    output:
+        metrics="results/{study}/metrics/{model}/res{res}/seed{seed}.csv",
+        predictions="results/{study}/predictions/{model}/res{res}/seed{seed}.nc",
+    params:
+        n_keep=n_kept_predictions,
+    log:
+        "results/logs/evaluate_model/{study}/{model}/res{res}/seed{seed}.log",
+    conda:
+        ENV
+    script:
+        "../scripts/evaluate_model.py"
+
+
+rule evaluate_baseline:
+    input:
+        test=processed_test,
+    output:
+        metrics="results/{study}/metrics/{model}/res{res}/reference.csv",
+        predictions="results/{study}/predictions/{model}/res{res}/reference.nc",
+    params:
+        baseline=baseline_params,
+        n_keep=n_kept_predictions,
+    log:
+        "results/logs/evaluate_baseline/{study}/{model}/res{res}.log",
+    conda:
+        ENV
+    script:
+        "../scripts/evaluate_baseline.py"
+
+
+rule make_table:
+    input:
+        metric_files,
+    output:
+        csv="results/{study}/tables/resolution.csv",
+        markdown="results/{study}/tables/resolution.md",
+    params:
+        table=table_params,
+    log:
+        "results/logs/make_table/{study}.log",
+    conda:
+        ENV
+    script:
+        "../scripts/make_table.py"
+
+
+rule validate_solvers:
+    output:
+        csv="results/validation/solvers.csv",
+        figure=report(
+            "results/validation/figures/convergence.png",
+            caption="../report/convergence.rst",
+            category="Solver verification",
+        ),
+    log:
+        "results/logs/validate_solvers.log",
+    benchmark:
+        "results/benchmarks/validate_solvers/validate_solvers.tsv"
+    conda:
+        ENV
+    script:
+        "../scripts/validate_solvers.py"

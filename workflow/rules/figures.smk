@@ -1,0 +1,42 @@
+# Figures read evaluated metrics and predictions only, never models.
+
+
+rule plot_resolution:
+    input:
+        metrics=metric_files,
+        table="results/{study}/tables/resolution.csv",
+    output:
+        png=report(
+            "results/{study}/figures/error_vs_resolution.png",
+            caption="../report/error_vs_resolution.rst",
+            category="{study}",
+        ),
+        pdf="results/{study}/figures/error_vs_resolution.pdf",
+    params:
+        figure=figure_params,
+    log:
+        "results/logs/plot_resolution/{study}.log",
+    conda:
+        ENV
+    script:
+        "../scripts/plot_resolution.py"
+
+
+rule plot_samples:
+    input:
+        sample_prediction_files,
+    output:
+        png=report(
+            "results/{study}/figures/samples.png",
+            caption="../report/samples.rst",
+            category="{study}",
+        ),
+        pdf="results/{study}/figures/samples.pdf",
+    params:
+        n_samples=n_kept_predictions,
+    log:
+        "results/logs/plot_samples/{study}.log",
+    conda:
+        ENV
+    script:
+        "../scripts/plot_samples.py"

@@ -1,0 +1,33 @@
+# Data generation by the project's own solvers, one job per shard of samples.
+
+
+rule generate_shard:
+    output:
+        "data/raw/{dataset}/shards/{split}-{shard}.nc",
+    params:
+        dataset=dataset_science,
+        shard=shard_range,
+    log:
+        "results/logs/generate_shard/{dataset}/{split}-{shard}.log",
+    benchmark:
+        "results/benchmarks/generate_shard/{dataset}/{split}-{shard}.tsv"
+    threads: 1
+    resources:
+        gpu=0,
+    conda:
+        ENV
+    script:
+        "../scripts/generate_shard.py"
+
+
+rule merge_shards:
+    input:
+        shard_files,
+    output:
+        "data/raw/{dataset}/{split}.nc",
+    log:
+        "results/logs/merge_shards/{dataset}/{split}.log",
+    conda:
+        ENV
+    script:
+        "../scripts/merge_shards.py"

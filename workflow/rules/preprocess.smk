@@ -1,0 +1,20 @@
+# xarray + dask: subsample to each resolution; normalisation statistics from train only.
+
+
+rule preprocess:
+    input:
+        train="data/raw/{dataset}/train.nc",
+        test="data/raw/{dataset}/test.nc",
+    output:
+        train="data/processed/{dataset}/res{res}/train.nc",
+        test="data/processed/{dataset}/res{res}/test.nc",
+        stats="data/processed/{dataset}/res{res}/stats.nc",
+    log:
+        "results/logs/preprocess/{dataset}/res{res}.log",
+    benchmark:
+        "results/benchmarks/preprocess/{dataset}/res{res}.tsv"
+    threads: 1
+    conda:
+        ENV
+    script:
+        "../scripts/preprocess.py"

@@ -1,0 +1,19 @@
+# results/summary.md: every table of every study, with preset, commit, device, wall times.
+
+
+rule summary:
+    input:
+        tables=summary_inputs,
+        benchmarks=benchmark_files,
+    output:
+        report("results/summary.md", caption="../report/summary.rst", category="Summary"),
+    params:
+        preset=CONFIG["preset"],
+        studies=summary_studies,
+        validation=validation_targets()[:1],
+    log:
+        "results/logs/summary.log",
+    conda:
+        ENV
+    script:
+        "../scripts/summary.py"
