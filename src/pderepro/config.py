@@ -89,8 +89,10 @@ def validate(config: dict[str, Any], schema: Mapping[str, Any]) -> None:
         raise ConfigError("invalid configuration:\n  " + "\n  ".join(lines))
     bad = [k for k, v in _walk(config) if isinstance(v, float) and not math.isfinite(v)]
     if bad:
-        raise ConfigError("invalid configuration:\n  " + "\n  ".join(
-            f"config key '{k}': must be a finite number" for k in bad))
+        raise ConfigError(
+            "invalid configuration:\n  "
+            + "\n  ".join(f"config key '{k}': must be a finite number" for k in bad)
+        )
 
 
 def _walk(node: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
@@ -111,14 +113,18 @@ def _check_preset(preset: Mapping[str, Any], path: Path) -> None:
             raise ConfigError(f"{path}: key '{study}' must map to the study's sizes")
         for section, value in sizes.items():
             if section not in PRESET_KEYS:
-                raise ConfigError(f"{path}: key '{study}.{section}' is not a size; presets may "
-                                  f"set only {sorted(PRESET_KEYS)}")
+                raise ConfigError(
+                    f"{path}: key '{study}.{section}' is not a size; presets may "
+                    f"set only {sorted(PRESET_KEYS)}"
+                )
             allowed = PRESET_KEYS[section]
             if allowed is not None and isinstance(value, Mapping):
                 extra = sorted(set(value) - allowed)
                 if extra:
-                    raise ConfigError(f"{path}: key '{study}.{section}.{extra[0]}' is not a "
-                                      f"size; allowed: {sorted(allowed)}")
+                    raise ConfigError(
+                        f"{path}: key '{study}.{section}.{extra[0]}' is not a "
+                        f"size; allowed: {sorted(allowed)}"
+                    )
 
 
 def _check_consistency(study_name: str, study: Mapping[str, Any]) -> None:
@@ -127,22 +133,29 @@ def _check_consistency(study_name: str, study: Mapping[str, Any]) -> None:
     base = study["dataset"]["base_resolution"]
     for res in study["resolutions"]:
         if base % res:
-            raise ConfigError(f"config key '{where}.resolutions': {res} does not divide "
-                              f"dataset.base_resolution={base}")
+            raise ConfigError(
+                f"config key '{where}.resolutions': {res} does not divide "
+                f"dataset.base_resolution={base}"
+            )
     for key, model in study["models"].items():
         modes = model.get("hparams", {}).get("modes")
         if modes is not None and 2 * modes > min(study["resolutions"]):
-            raise ConfigError(f"config key '{where}.models.{key}.hparams.modes': {modes} modes "
-                              f"need resolution >= {2 * modes}, got {min(study['resolutions'])}")
+            raise ConfigError(
+                f"config key '{where}.models.{key}.hparams.modes': {modes} modes "
+                f"need resolution >= {2 * modes}, got {min(study['resolutions'])}"
+            )
     known = set(study["models"]) | set(study.get("baselines", {}))
     for key in study.get("published", {}).get("values", {}):
         if key not in known:
-            raise ConfigError(f"config key '{where}.published.values.{key}': no such model or "
-                              f"baseline (known: {sorted(known)})")
+            raise ConfigError(
+                f"config key '{where}.published.values.{key}': no such model or "
+                f"baseline (known: {sorted(known)})"
+            )
 
 
-def resolve_config(config: Mapping[str, Any], *, config_dir: str | Path = "config",
-                   schema_path: str | Path) -> dict[str, Any]:
+def resolve_config(
+    config: Mapping[str, Any], *, config_dir: str | Path = "config", schema_path: str | Path
+) -> dict[str, Any]:
     """Merge and validate the workflow configuration.
 
     Parameters

@@ -90,7 +90,9 @@ def processed_stats(wildcards):
 def train_params(wildcards):
     study = STUDIES[wildcards.study]
     return {
-        "spec": {k: v for k, v in study["models"][wildcards.model].items() if k != "training"},
+        "spec": {
+            k: v for k, v in study["models"][wildcards.model].items() if k != "training"
+        },
         "training": model_training(study, wildcards.model),
     }
 
@@ -123,7 +125,8 @@ def sample_prediction_files(wildcards):
     study = STUDIES[wildcards.study]
     res = max(study["resolutions"])
     files = [
-        f"results/{wildcards.study}/predictions/{m}/res{res}/seed0.nc" for m in study["models"]
+        f"results/{wildcards.study}/predictions/{m}/res{res}/seed0.nc"
+        for m in study["models"]
     ]
     return files + [
         f"results/{wildcards.study}/predictions/{b}/res{res}/reference.nc"
@@ -140,15 +143,24 @@ def study_targets(study):
     return [
         f"results/{study}/tables/resolution.csv",
         f"results/{study}/tables/resolution.md",
-        *expand("results/{study}/figures/error_vs_resolution.{ext}", study=study, ext=FIGURE_FORMATS),
-        *expand("results/{study}/figures/samples.{ext}", study=study, ext=FIGURE_FORMATS),
+        *expand(
+            "results/{study}/figures/error_vs_resolution.{ext}",
+            study=study,
+            ext=FIGURE_FORMATS,
+        ),
+        *expand(
+            "results/{study}/figures/samples.{ext}", study=study, ext=FIGURE_FORMATS
+        ),
     ]
 
 
 def validation_targets():
     if not CONFIG["verification"]:
         return []
-    return ["results/validation/solvers.csv", "results/validation/figures/convergence.png"]
+    return [
+        "results/validation/solvers.csv",
+        "results/validation/figures/convergence.png",
+    ]
 
 
 def all_targets():
@@ -193,7 +205,9 @@ def n_kept_predictions(wildcards):
 def baseline_params(wildcards):
     study = STUDIES[wildcards.study]
     label = study["baselines"][wildcards.model].get("label", wildcards.model)
-    science = {k: v for k, v in study["dataset"].items() if k in ("viscosity", "t_final")}
+    science = {
+        k: v for k, v in study["dataset"].items() if k in ("viscosity", "t_final")
+    }
     return {"label": label, "dataset": science}
 
 

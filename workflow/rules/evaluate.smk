@@ -8,12 +8,12 @@ rule evaluate_model:
     output:
         metrics="results/{study}/metrics/{model}/res{res}/seed{seed}.csv",
         predictions="results/{study}/predictions/{model}/res{res}/seed{seed}.nc",
-    params:
-        n_keep=n_kept_predictions,
     log:
         "results/logs/evaluate_model/{study}/{model}/res{res}/seed{seed}.log",
     conda:
         ENV
+    params:
+        n_keep=n_kept_predictions,
     script:
         "../scripts/evaluate_model.py"
 
@@ -24,13 +24,13 @@ rule evaluate_baseline:
     output:
         metrics="results/{study}/metrics/{model}/res{res}/reference.csv",
         predictions="results/{study}/predictions/{model}/res{res}/reference.nc",
-    params:
-        baseline=baseline_params,
-        n_keep=n_kept_predictions,
     log:
         "results/logs/evaluate_baseline/{study}/{model}/res{res}.log",
     conda:
         ENV
+    params:
+        baseline=baseline_params,
+        n_keep=n_kept_predictions,
     script:
         "../scripts/evaluate_baseline.py"
 
@@ -41,12 +41,12 @@ rule make_table:
     output:
         csv="results/{study}/tables/resolution.csv",
         markdown="results/{study}/tables/resolution.md",
-    params:
-        table=table_params,
     log:
         "results/logs/make_table/{study}.log",
     conda:
         ENV
+    params:
+        table=table_params,
     script:
         "../scripts/make_table.py"
 

@@ -12,12 +12,12 @@ rule plot_resolution:
             category="{study}",
         ),
         pdf="results/{study}/figures/error_vs_resolution.pdf",
-    params:
-        figure=figure_params,
     log:
         "results/logs/plot_resolution/{study}.log",
     conda:
         ENV
+    params:
+        figure=figure_params,
     script:
         "../scripts/plot_resolution.py"
 
@@ -32,11 +32,11 @@ rule plot_samples:
             category="{study}",
         ),
         pdf="results/{study}/figures/samples.pdf",
-    params:
-        n_samples=n_kept_predictions,
     log:
         "results/logs/plot_samples/{study}.log",
     conda:
         ENV
+    params:
+        n_samples=n_kept_predictions,
     script:
         "../scripts/plot_samples.py"

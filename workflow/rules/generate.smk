@@ -4,18 +4,18 @@
 rule generate_shard:
     output:
         "data/raw/{dataset}/shards/{split}-{shard}.nc",
-    params:
-        dataset=dataset_science,
-        shard=shard_range,
     log:
         "results/logs/generate_shard/{dataset}/{split}-{shard}.log",
     benchmark:
         "results/benchmarks/generate_shard/{dataset}/{split}-{shard}.tsv"
+    conda:
+        ENV
     threads: 1
     resources:
         gpu=0,
-    conda:
-        ENV
+    params:
+        dataset=dataset_science,
+        shard=shard_range,
     script:
         "../scripts/generate_shard.py"
 

@@ -13,8 +13,8 @@ rule preprocess:
         "results/logs/preprocess/{dataset}/res{res}.log",
     benchmark:
         "results/benchmarks/preprocess/{dataset}/res{res}.tsv"
-    threads: 1
     conda:
         ENV
+    threads: 1
     script:
         "../scripts/preprocess.py"

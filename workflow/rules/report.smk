@@ -6,14 +6,16 @@ rule summary:
         tables=summary_inputs,
         benchmarks=benchmark_files,
     output:
-        report("results/summary.md", caption="../report/summary.rst", category="Summary"),
-    params:
-        preset=CONFIG["preset"],
-        studies=summary_studies,
-        validation=validation_targets()[:1],
+        report(
+            "results/summary.md", caption="../report/summary.rst", category="Summary"
+        ),
     log:
         "results/logs/summary.log",
     conda:
         ENV
+    params:
+        preset=CONFIG["preset"],
+        studies=summary_studies,
+        validation=validation_targets()[:1],
     script:
         "../scripts/summary.py"

@@ -8,17 +8,17 @@ rule train_model:
     output:
         checkpoint="results/{study}/models/{model}/res{res}/seed{seed}/checkpoint.pt",
         history="results/{study}/models/{model}/res{res}/seed{seed}/history.csv",
-    params:
-        run=train_params,
     log:
         "results/logs/train_model/{study}/{model}/res{res}/seed{seed}.log",
     benchmark:
         "results/benchmarks/train_model/{study}/{model}/res{res}/seed{seed}.tsv"
+    conda:
+        ENV
     # one thread per job: on these models two 1-thread jobs beat one 2-thread job
     threads: 1
     resources:
         gpu=1,
-    conda:
-        ENV
+    params:
+        run=train_params,
     script:
         "../scripts/train_model.py"

@@ -19,11 +19,15 @@ VARIABLE_ATTRS: dict[str, dict[str, str]] = {
     "u0": {"long_name": "initial condition u(x, t=0)", "units": "1"},
     "u": {"long_name": "solution u(x, t=t_final)", "units": "1"},
     "input_mean": {"long_name": "mean of the inputs over the train split", "units": "1"},
-    "input_std": {"long_name": "standard deviation of the inputs over the train split",
-                  "units": "1"},
+    "input_std": {
+        "long_name": "standard deviation of the inputs over the train split",
+        "units": "1",
+    },
     "target_mean": {"long_name": "mean of the targets over the train split", "units": "1"},
-    "target_std": {"long_name": "standard deviation of the targets over the train split",
-                   "units": "1"},
+    "target_std": {
+        "long_name": "standard deviation of the targets over the train split",
+        "units": "1",
+    },
     "prediction": {"long_name": "model prediction of u(x, t=t_final)", "units": "1"},
 }
 

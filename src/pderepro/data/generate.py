@@ -84,7 +84,10 @@ def generate_burgers(
     log.info("solving %d Burgers samples at n=%d", count, problem.resolution)
     u1 = solve_burgers(u0, problem, device=device, progress=True)
     ds = xr.Dataset(
-        {"u0": (("sample", "x"), u0.astype(np.float32)), "u": (("sample", "x"), u1.astype(np.float32))},
+        {
+            "u0": (("sample", "x"), u0.astype(np.float32)),
+            "u": (("sample", "x"), u1.astype(np.float32)),
+        },
         coords={
             "sample": np.arange(start, start + count),
             "x": problem.grid,
@@ -92,8 +95,13 @@ def generate_burgers(
             "viscosity": ("sample", np.full(count, problem.viscosity)),
         },
     )
-    ds.attrs.update(split=split, solver="burgers_etdrk4", solver_dtype="float64",
-                    t_final=problem.t_final, time_step=problem.time_step)
+    ds.attrs.update(
+        split=split,
+        solver="burgers_etdrk4",
+        solver_dtype="float64",
+        t_final=problem.t_final,
+        time_step=problem.time_step,
+    )
     return ds
 
 

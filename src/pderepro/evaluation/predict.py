@@ -35,8 +35,12 @@ def load_trained_model(
             raise CheckpointError(
                 f"{path}: checkpoint has {key}={meta.get(key)!r}, expected {value!r}"
             )
-    net = build_model(meta["architecture"], meta["hparams"], resolution=meta["resolution"],
-                      n_train=meta["n_train"])
+    net = build_model(
+        meta["architecture"],
+        meta["hparams"],
+        resolution=meta["resolution"],
+        n_train=meta["n_train"],
+    )
     zeros = dict.fromkeys(("input_mean", "input_std", "target_mean", "target_std"), 1.0)
     model = NormalisedModel(net, zeros)
     model.load_state_dict(payload["model"])

@@ -68,14 +68,22 @@ def render_summary(
     ]
     if validation_table is not None:
         table = pd.read_csv(validation_table)
-        lines += ["## Solver verification", "",
-                  table.to_markdown(index=False, floatfmt=".3g", missingval=""), ""]
+        lines += [
+            "## Solver verification",
+            "",
+            table.to_markdown(index=False, floatfmt=".3g", missingval=""),
+            "",
+        ]
     for study, info in studies.items():
         devices = sorted({d for f in info["metrics"] for d in pd.read_csv(f)["device"].dropna()})
         lines += [f"## {study}: {info['title']}", "", f"Device(s): {', '.join(devices)}", ""]
         for table_path in info["tables"]:
             lines += [Path(table_path).read_text().rstrip(), ""]
     times = stage_times(benchmark_files)
-    lines += ["## Wall time per stage", "",
-              times.to_markdown(index=False, floatfmt=".1f") if len(times) else "(none)", ""]
+    lines += [
+        "## Wall time per stage",
+        "",
+        times.to_markdown(index=False, floatfmt=".1f") if len(times) else "(none)",
+        "",
+    ]
     return "\n".join(lines)

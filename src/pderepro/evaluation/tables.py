@@ -11,8 +11,17 @@ import pandas as pd
 from pderepro.data.io import atomic_write
 
 #: Columns of a per-run metrics file (one row per model, resolution and seed).
-METRIC_COLUMNS = ["study", "model", "label", "resolution", "seed", "rel_l2", "n_test",
-                  "n_params", "device"]
+METRIC_COLUMNS = [
+    "study",
+    "model",
+    "label",
+    "resolution",
+    "seed",
+    "rel_l2",
+    "n_test",
+    "n_params",
+    "device",
+]
 #: Columns of the resolution table, in order.
 RESOLUTION_COLUMNS = ["model", "resolution", "rel_l2_mean", "rel_l2_std", "n_seeds", "published"]
 
@@ -58,13 +67,15 @@ def resolution_table(
         )
     table = pd.DataFrame(rows)
     rank = {m: i for i, m in enumerate(model_order)}
-    table = table.sort_values(["key", "resolution"], key=lambda c: c.map(rank) if c.name == "key"
-                              else c)
+    table = table.sort_values(
+        ["key", "resolution"], key=lambda c: c.map(rank) if c.name == "key" else c
+    )
     return table[RESOLUTION_COLUMNS].reset_index(drop=True)
 
 
-def write_table(table: pd.DataFrame, csv_path: str | Path, md_path: str | Path,
-                *, caption: str) -> None:
+def write_table(
+    table: pd.DataFrame, csv_path: str | Path, md_path: str | Path, *, caption: str
+) -> None:
     """Write a table as CSV (full precision) and Markdown (4 significant digits).
 
     Parameters

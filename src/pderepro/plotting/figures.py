@@ -29,13 +29,33 @@ def plot_error_vs_resolution(
     fig, ax = plt.subplots(figsize=(6, 4))
     labels = list(dict.fromkeys(metrics["label"]))
     palette = dict(zip(labels, sns.color_palette(n_colors=len(labels)), strict=True))
-    sns.lineplot(data=metrics, x="resolution", y="rel_l2", hue="label", hue_order=labels,
-                 palette=palette, errorbar=("pi", 100), marker="o", ax=ax)
+    sns.lineplot(
+        data=metrics,
+        x="resolution",
+        y="rel_l2",
+        hue="label",
+        hue_order=labels,
+        palette=palette,
+        errorbar=("pi", 100),
+        marker="o",
+        ax=ax,
+    )
     for label, rows in table.dropna(subset=["published"]).groupby("model"):
-        ax.plot(rows["resolution"], rows["published"], ls="--", lw=1,
-                color=palette.get(label, "grey"), label=f"{label} (published)")
-    ax.set(xscale="log", yscale="log", xlabel="resolution s (grid points)",
-           ylabel="relative L2 error (test)", title=title)
+        ax.plot(
+            rows["resolution"],
+            rows["published"],
+            ls="--",
+            lw=1,
+            color=palette.get(label, "grey"),
+            label=f"{label} (published)",
+        )
+    ax.set(
+        xscale="log",
+        yscale="log",
+        xlabel="resolution s (grid points)",
+        ylabel="relative L2 error (test)",
+        title=title,
+    )
     ax.set_xticks(sorted(metrics["resolution"].unique()))
     ax.get_xaxis().set_major_formatter(plt.ScalarFormatter())
     ax.legend(fontsize="small", ncol=2)
@@ -83,8 +103,11 @@ def plot_convergence(table: pd.DataFrame, *paths: str) -> None:
             dt = rows["dt"].to_numpy()
             ref = err.iloc[-1] * (dt / dt[-1]) ** 4
             ax.loglog(dt, ref, "k--", lw=1, label="slope 4")
-        ax.set(xlabel="time step" if xcol == "dt" else "grid points", ylabel="max abs error",
-               title=case)
+        ax.set(
+            xlabel="time step" if xcol == "dt" else "grid points",
+            ylabel="max abs error",
+            title=case,
+        )
         ax.legend(fontsize="small")
     if np.isfinite(axes[0, 0].get_ylim()).all():
         fig.tight_layout()

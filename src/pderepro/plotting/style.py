@@ -21,6 +21,7 @@ def save_figure(fig: plt.Figure, *paths: str) -> None:
     """Save ``fig`` atomically to each path (format from the suffix) and close it."""
     for path in paths:
         suffix = str(path).rsplit(".", 1)[-1]
-        atomic_write(path, lambda tmp, s=suffix: fig.savefig(tmp, format=s, dpi=150,
-                                                             bbox_inches="tight"))
+        atomic_write(
+            path, lambda tmp, s=suffix: fig.savefig(tmp, format=s, dpi=150, bbox_inches="tight")
+        )
     plt.close(fig)

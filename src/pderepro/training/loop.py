@@ -175,8 +175,14 @@ def train(
     inputs, targets = inputs.to(device), targets.to(device)
     n = inputs.shape[0]
     use_amp = cfg.amp_bf16 and device.type == "cuda"
-    bar = tqdm(range(start_epoch, cfg.epochs), initial=start_epoch, total=cfg.epochs,
-               desc="train", disable=not progress, mininterval=5.0)
+    bar = tqdm(
+        range(start_epoch, cfg.epochs),
+        initial=start_epoch,
+        total=cfg.epochs,
+        desc="train",
+        disable=not progress,
+        mininterval=5.0,
+    )
     for epoch in bar:
         model.train()
         tic = time.perf_counter()
@@ -197,8 +203,12 @@ def train(
             )
         lr = optimizer.param_groups[0]["lr"]
         scheduler.step()
-        row = {"epoch": epoch + 1, "train_rel_l2": total / n, "lr": lr,
-               "seconds": time.perf_counter() - tic}
+        row = {
+            "epoch": epoch + 1,
+            "train_rel_l2": total / n,
+            "lr": lr,
+            "seconds": time.perf_counter() - tic,
+        }
         history.append(row)
         bar.set_postfix(loss=f"{row['train_rel_l2']:.3e}", lr=f"{lr:.1e}", refresh=False)
         log.debug("epoch %d: %s", epoch + 1, row)

@@ -1,0 +1,155 @@
+"""Config: shipped configs validate; bad configs fail before any job, naming the key."""
+
+import copy
+from pathlib import Path
+
+import pytest
+import yaml
+
+from pderepro.config import PRESET_KEYS, ConfigError, deep_merge, resolve_config
+
+ROOT = Path(__file__).resolve().parents[2]
+SCHEMA = ROOT / "workflow/schemas/config.schema.yaml"
+BASE = yaml.safe_load((ROOT / "config/config.yaml").read_text())
+
+
+def resolve(config, config_dir=ROOT / "config"):
+    return resolve_config(config, config_dir=config_dir, schema_path=SCHEMA)
+
+
+@pytest.mark.parametrize("preset", ["smoke", "quick", "paper"])
+def test_shipped_presets_validate(preset):
+    cfg = resolve({**BASE, "preset": preset})
+    study = cfg["study"]["fno_burgers"]
+    assert study["training"]["epochs"] >= 1
+    assert study["figures"]["samples"] == 4  # defaults filled from the schema
+
+
+def test_paper_preset_has_the_papers_sizes():
+    study = resolve({**BASE, "preset": "paper"})["study"]["fno_burgers"]
+    assert study["resolutions"] == [256, 512, 1024, 2048, 4096, 8192]
+    assert study["dataset"]["base_resolution"] == 8192
+    assert study["dataset"]["n_train"] == 1000
+    assert study["training"]["epochs"] == 500 and study["training"]["seeds"] == 3
+    assert study["models"]["fno"]["hparams"] == {
+        "modes": 16,
+        "width": 64,
+        "layers": 4,
+        "projection": 128,
+    }
+
+
+def test_presets_hold_sizes_only():
+    for path in (ROOT / "config/presets").glob("*.yaml"):
+        for sizes in yaml.safe_load(path.read_text()).values():
+            for section, value in sizes.items():
+                assert section in PRESET_KEYS, (path, section)
+                if isinstance(value, dict):
+                    assert set(value) <= PRESET_KEYS[section], (path, section)
+
+
+def test_deep_merge_merges_mappings_and_replaces_the_rest():
+    assert deep_merge({"a": {"b": 1, "c": 2}, "d": [1]}, {"a": {"b": 3}, "d": [2]}) == {
+        "a": {"b": 3, "c": 2},
+        "d": [2],
+    }
+
+
+def _study_dir(tmp_path, edit):
+    """A copy of config/ with the Burgers study edited by ``edit(study_dict)``."""
+    target = tmp_path / "config"
+    (target / "studies").mkdir(parents=True)
+    (target / "presets").mkdir()
+    for p in (ROOT / "config/presets").glob("*.yaml"):
+        (target / "presets" / p.name).write_text(p.read_text())
+    study = yaml.safe_load((ROOT / "config/studies/fno_burgers.yaml").read_text())
+    edit(study)
+    (target / "studies/fno_burgers.yaml").write_text(yaml.safe_dump(study))
+    return target
+
+
+def _set(path, value):
+    def edit(study):
+        node = study
+        *parents, last = path.split(".")
+        for key in parents:
+            node = node.setdefault(key, {})
+        node[last] = value
+
+    return edit
+
+
+TOP_LEVEL = [
+    ({"preset": "quik"}, "preset"),
+    ({"preset": 3}, "preset"),
+    ({"studies": []}, "studies"),
+    ({"studies": ["fno_burger"]}, "studies.0"),
+    ({"studies": "fno_burgers"}, "studies"),
+    ({"verification": "yes"}, "verification"),
+    ({"prest": "quick"}, "prest"),
+    ({"study": {}}, "study"),
+]
+
+
+@pytest.mark.parametrize(("override", "key"), TOP_LEVEL)
+def test_bad_top_level_config_names_the_key(override, key):
+    with pytest.raises(ConfigError, match=key):
+        resolve({**BASE, **override})
+
+
+STUDY_EDITS = [
+    ("models.fno.architecture", "fno9d", "models.fno.architecture"),
+    ("models.fno.hparams.mdoes", 3, "mdoes"),
+    ("models.fno.hparams.modes", 0, "models.fno.hparams.modes"),
+    ("models.fno.hparams.modes", 2.5, "models.fno.hparams.modes"),
+    ("models.fno.hparams.modes", 1000, "models.fno.hparams.modes"),
+    ("training.learning_rate", -1.0, "training.learning_rate"),
+    ("training.learning_rate", float("nan"), "training.learning_rate"),
+    ("training.scheduler", "cosin", "training.scheduler"),
+    ("training.batchsize", 4, "batchsize"),
+    ("dataset.viscosity", 0, "dataset.viscosity"),
+    ("dataset.solver", "navier", "dataset.solver"),
+    ("dataset.name", "../../etc", "dataset.name"),
+    ("dataset.grf.scale", "big", "dataset.grf.scale"),
+    ("published.values.fnoo", {256: 0.1}, "published.values.fnoo"),
+    ("baselines.oracle", {}, "baselines"),
+    ("figures.samples", -2, "figures.samples"),
+    ("unknown_section", 1, "unknown_section"),
+]
+
+
+@pytest.mark.parametrize(("path", "value", "key"), STUDY_EDITS)
+def test_bad_study_config_names_the_key(tmp_path, path, value, key):
+    config_dir = _study_dir(tmp_path, _set(path, value))
+    with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
+        resolve(copy.deepcopy(BASE), config_dir=config_dir)
+
+
+def test_a_preset_that_sets_science_is_rejected(tmp_path):
+    config_dir = _study_dir(tmp_path, lambda s: None)
+    (config_dir / "presets/quick.yaml").write_text(
+        "fno_burgers:\n  training: {learning_rate: 0.1}\n"
+    )
+    with pytest.raises(ConfigError, match="learning_rate"):
+        resolve(copy.deepcopy(BASE), config_dir=config_dir)
+
+
+PRESET_EDITS = [
+    ("resolutions: [256, 512, 1024]", "resolutions: [100]", "resolutions"),
+    ("resolutions: [256, 512, 1024]", "resolutions: [0]", "resolutions.0"),
+    ("n_train: 500", "n_train: 0", "dataset.n_train"),
+    ("shard_size: 250", "shard_size: -5", "dataset.shard_size"),
+    ("epochs: 30", "epochs: 0", "training.epochs"),
+    ("seeds: 2", "seeds: two", "training.seeds"),
+    ("base_resolution: 1024", "base_resolution: .nan", "base_resolution"),
+]
+
+
+@pytest.mark.parametrize(("old", "new", "key"), PRESET_EDITS)
+def test_bad_preset_sizes_name_the_key(tmp_path, old, new, key):
+    config_dir = _study_dir(tmp_path, lambda s: None)
+    preset = config_dir / "presets/quick.yaml"
+    assert old in preset.read_text()
+    preset.write_text(preset.read_text().replace(old, new))
+    with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
+        resolve(copy.deepcopy(BASE), config_dir=config_dir)

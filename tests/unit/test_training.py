@@ -1,0 +1,105 @@
+"""Training loop: determinism, resume equals uninterrupted, checkpoints, normalisation."""
+
+import pytest
+import torch
+
+from pderepro.evaluation.metrics import relative_l2, relative_l2_numpy
+from pderepro.models.registry import build_model
+from pderepro.training.checkpoint import CheckpointError, fingerprint, load_checkpoint
+from pderepro.training.loop import NormalisedModel, TrainingConfig, TrainingDivergedError, train
+
+STATS = {"input_mean": 0.1, "input_std": 2.0, "target_mean": -0.01, "target_std": 0.05}
+
+
+def _data(n=16, grid=32):
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(n, grid, generator=g)
+    return x, 0.05 * torch.roll(x, 1, dims=1)
+
+
+def _model(seed=0):
+    torch.manual_seed(seed)
+    net = build_model(
+        "fno1d", {"modes": 4, "width": 8, "layers": 2, "projection": 16}, resolution=32, n_train=16
+    )
+    return NormalisedModel(net, STATS)
+
+
+def _identity(x, y):
+    return {"model": "fno", "seed": 0, "data_fingerprint": fingerprint(x, y)}
+
+
+def _run(tmp_path, epochs, name="resume.pt", x=None, y=None, model=None):
+    x, y = _data() if x is None else (x, y)
+    model = _model() if model is None else model
+    cfg = TrainingConfig(epochs=epochs, batch_size=5, checkpoint_every=2)
+    rows = train(
+        model,
+        x,
+        y,
+        cfg,
+        seed=0,
+        device=torch.device("cpu"),
+        identity=_identity(x, y),
+        resume_path=tmp_path / name,
+        progress=False,
+    )
+    return model, rows
+
+
+def test_metric_matches_numpy():
+    a, b = torch.randn(3, 10), torch.randn(3, 10)
+    torch.testing.assert_close(
+        relative_l2(a, b).double(), torch.from_numpy(relative_l2_numpy(a.numpy(), b.numpy()))
+    )
+
+
+def test_normalised_model_maps_physical_to_physical():
+    model = NormalisedModel(torch.nn.Identity(), STATS)
+    u = torch.randn(2, 8)
+    expected = (u - 0.1) / 2.0 * 0.05 - 0.01
+    torch.testing.assert_close(model(u), expected)
+
+
+def test_training_reduces_loss_and_is_deterministic(tmp_path):
+    m1, rows1 = _run(tmp_path, epochs=6, name="a.pt")
+    m2, rows2 = _run(tmp_path, epochs=6, name="b.pt")
+    assert rows1[-1]["train_rel_l2"] < rows1[0]["train_rel_l2"]
+    assert [r["train_rel_l2"] for r in rows1] == [r["train_rel_l2"] for r in rows2]
+    for p1, p2 in zip(m1.state_dict().values(), m2.state_dict().values(), strict=True):
+        assert torch.equal(p1, p2)
+
+
+def test_resume_gives_the_same_weights_as_an_uninterrupted_run(tmp_path):
+    full, rows_full = _run(tmp_path, epochs=6, name="full.pt")
+    # an interrupted run: 4 of 6 epochs leave a resumable checkpoint at epoch 4
+    _run(tmp_path, epochs=4, name="resume.pt")
+    saved = load_checkpoint(tmp_path / "resume.pt")
+    assert saved["metadata"]["epoch"] == 2  # checkpoints every 2 epochs, last one before the end
+    resumed, rows = _run(tmp_path, epochs=6, name="resume.pt")
+    assert [r["epoch"] for r in rows] == list(range(1, 7))
+    for a, b in zip(full.state_dict().values(), resumed.state_dict().values(), strict=True):
+        assert torch.equal(a, b)
+
+
+def test_resume_refuses_different_data(tmp_path):
+    _run(tmp_path, epochs=4, name="resume.pt")
+    x, y = _data()
+    with pytest.raises(CheckpointError, match="different data"):
+        _run(tmp_path, epochs=6, name="resume.pt", x=x + 1, y=y)
+
+
+def test_diverging_training_stops_with_a_clear_error(tmp_path):
+    x, y = _data()
+    with pytest.raises(TrainingDivergedError, match="epoch 1"):
+        _run(tmp_path, epochs=2, x=x * float("nan"), y=y)
+
+
+def test_checkpoint_loader_rejects_foreign_files(tmp_path):
+    bad = tmp_path / "x.pt"
+    torch.save({"weights": torch.zeros(2)}, bad)
+    with pytest.raises(CheckpointError, match="not a pderepro"):
+        load_checkpoint(bad)
+    bad.write_bytes(b"garbage")
+    with pytest.raises(CheckpointError, match="not a readable checkpoint"):
+        load_checkpoint(bad)

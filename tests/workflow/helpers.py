@@ -1,0 +1,47 @@
+"""Running Snakemake from tests: bounded in time, in a copy of the workflow."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+WORKFLOW_FILES = ["Snakefile", "workflow", "config", "envs"]
+
+
+def copy_workflow(target: Path) -> Path:
+    """Copy what Snakemake needs (not data or results) into ``target``."""
+    for name in WORKFLOW_FILES:
+        src = ROOT / name
+        if src.is_dir():
+            shutil.copytree(src, target / name)
+        else:
+            shutil.copy2(src, target / name)
+    return target
+
+
+def snakemake(*args: str, cwd: Path = ROOT, timeout: int = 300) -> subprocess.CompletedProcess:
+    """Run ``python -m snakemake`` with a timeout, capturing output."""
+    return subprocess.run(
+        [sys.executable, "-m", "snakemake", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def planned_jobs(output: str) -> dict[str, int]:
+    """Job counts per rule from the "Job stats" table of a dry run."""
+    block = output.split("Job stats:", 1)[1]
+    counts = {}
+    for line in block.splitlines()[3:]:
+        match = re.match(r"^(\w+)\s+(\d+)$", line.strip())
+        if not match:
+            break
+        counts[match.group(1)] = int(match.group(2))
+    counts.pop("total", None)
+    return counts

@@ -1,0 +1,74 @@
+"""Dry runs plan the expected jobs per preset; lint and formatting are clean."""
+
+import subprocess
+import sys
+
+import pytest
+
+from tests.workflow.helpers import ROOT, copy_workflow, planned_jobs, snakemake
+
+
+def _expected(n_train_shards, n_test_shards, resolutions, seeds, models=3, baselines=1):
+    runs = models * resolutions * seeds
+    return {
+        "generate_shard": n_train_shards + n_test_shards,
+        "merge_shards": 2,
+        "preprocess": resolutions,
+        "train_model": runs,
+        "evaluate_model": runs,
+        "evaluate_baseline": baselines * resolutions,
+        "make_table": 1,
+        "plot_resolution": 1,
+        "plot_samples": 1,
+        "validate_solvers": 1,
+        "summary": 1,
+        "all": 1,
+    }
+
+
+@pytest.mark.parametrize(
+    ("preset", "expected"),
+    [
+        ("smoke", _expected(2, 1, resolutions=2, seeds=1)),
+        ("quick", _expected(2, 1, resolutions=3, seeds=2)),
+        ("paper", _expected(10, 1, resolutions=6, seeds=3)),
+    ],
+)
+def test_dry_run_plans_every_job(tmp_path, preset, expected):
+    result = snakemake("-n", "--config", f"preset={preset}", cwd=copy_workflow(tmp_path))
+    assert result.returncode == 0, result.stderr
+    assert planned_jobs(result.stdout + result.stderr) == expected
+
+
+def test_bad_config_fails_before_any_job(tmp_path):
+    result = snakemake("--cores", "1", "--config", "preset=papr", cwd=copy_workflow(tmp_path))
+    assert result.returncode != 0
+    assert "config key 'preset'" in result.stderr and "papr" in result.stderr
+    assert not (tmp_path / "results").exists() and not (tmp_path / "data").exists()
+
+
+def test_snakemake_lint_is_clean():
+    result = snakemake("--lint", "--config", "preset=smoke")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Lints for" not in result.stdout + result.stderr
+
+
+def test_snakefmt_is_clean():
+    files = ["Snakefile", *map(str, sorted((ROOT / "workflow/rules").glob("*.smk")))]
+    result = subprocess.run(
+        [sys.executable, "-m", "snakefmt", "--check", *files],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_ruff_is_clean():
+    result = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "src", "tests", "workflow/scripts", "benchmarks"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr

@@ -1,0 +1,70 @@
+"""One end-to-end run of the smoke preset in a temporary directory."""
+
+import math
+
+import pandas as pd
+import pytest
+
+from tests.workflow.helpers import copy_workflow, planned_jobs, snakemake
+
+pytestmark = pytest.mark.slow
+STUDY = "results/fno_burgers"
+
+
+@pytest.fixture(scope="module")
+def smoke_run(tmp_path_factory):
+    workdir = copy_workflow(tmp_path_factory.mktemp("smoke"))
+    result = snakemake("--cores", "2", "--config", "preset=smoke", cwd=workdir, timeout=900)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-5000:]
+    return workdir
+
+
+def test_tables_hold_finite_numbers(smoke_run):
+    table = pd.read_csv(smoke_run / f"{STUDY}/tables/resolution.csv")
+    assert list(table.columns) == [
+        "model",
+        "resolution",
+        "rel_l2_mean",
+        "rel_l2_std",
+        "n_seeds",
+        "published",
+    ]
+    assert set(table["model"]) == {"FNO", "FCN", "PCANN", "heat equation (no learning)"}
+    assert table["rel_l2_mean"].map(math.isfinite).all()
+    assert (table["rel_l2_mean"] > 0).all()
+    validation = pd.read_csv(smoke_run / "results/validation/solvers.csv")
+    assert validation["max_abs_error"].map(math.isfinite).all()
+
+
+def test_figures_and_summary_exist(smoke_run):
+    for name in ("error_vs_resolution.png", "error_vs_resolution.pdf", "samples.png"):
+        assert (smoke_run / f"{STUDY}/figures/{name}").stat().st_size > 1000
+    summary = (smoke_run / "results/summary.md").read_text()
+    assert "preset: `smoke`" in summary and "| FNO" in summary and "train_model" in summary
+    assert "nan" not in (smoke_run / f"{STUDY}/tables/resolution.md").read_text()
+
+
+def test_changing_an_fno_hyperparameter_reruns_only_fno_jobs(smoke_run):
+    study = smoke_run / "config/studies/fno_burgers.yaml"
+    original = study.read_text()
+    study.write_text(original.replace("width: 64", "width: 32"))
+    try:
+        result = snakemake("-n", "--config", "preset=smoke", cwd=smoke_run)
+    finally:
+        study.write_text(original)
+    assert result.returncode == 0, result.stderr
+    assert planned_jobs(result.stdout) == {
+        "train_model": 2,
+        "evaluate_model": 2,
+        "make_table": 1,
+        "plot_resolution": 1,
+        "plot_samples": 1,
+        "summary": 1,
+        "all": 1,
+    }
+
+
+def test_report_builds(smoke_run):
+    result = snakemake("--report", "results/report.html", "--config", "preset=smoke", cwd=smoke_run)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert (smoke_run / "results/report.html").stat().st_size > 10_000
