@@ -67,6 +67,7 @@ def test_subsample_strides_and_rejects_non_divisors():
         subsample(ds, resolution=12)
 
 
+@pytest.mark.filterwarnings("ignore:The specified chunks separate")
 def test_dask_and_eager_preprocessing_agree(tmp_path):
     path = write_netcdf(_dataset(n=40, nx=64), tmp_path / "train.nc")
     eager = normalisation_stats(subsample(open_netcdf(path), resolution=16))

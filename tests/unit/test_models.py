@@ -1,0 +1,188 @@
+"""Unit tests for pderepro.models (CPU, fast)."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+import torch
+
+from pderepro.models import ARCHITECTURES, build_model, count_parameters
+from pderepro.models.fno import FNO1d
+from pderepro.models.layers import SpectralConv1d
+from pderepro.models.registry import effective_hparams, needs_data_fit
+
+N = 64
+N_TRAIN = 40
+SMALL = {
+    "fno1d": {"modes": 8, "width": 16, "layers": 3, "projection": 32},
+    "fcn": {"hidden": [32, 32]},
+    "pcann": {"components": 16, "hidden": [32, 32]},
+}
+
+
+def smooth_batch(batch: int, n: int, modes: int = 5, seed: int = 0) -> torch.Tensor:
+    """Random periodic functions with only Fourier modes 1..modes, shape (batch, n)."""
+    g = torch.Generator().manual_seed(seed)
+    x = torch.arange(n, dtype=torch.float64) / n  # (n,)
+    k = torch.arange(1, modes + 1, dtype=torch.float64)  # (modes,)
+    a = torch.randn(batch, modes, generator=g, dtype=torch.float64) / k  # (batch, modes)
+    b = torch.randn(batch, modes, generator=g, dtype=torch.float64) / k
+    phase = 2 * math.pi * torch.outer(k, x)  # (modes, n)
+    return (a @ torch.sin(phase) + b @ torch.cos(phase)).float()  # (batch, n)
+
+
+def make(arch: str, seed: int = 0, **overrides) -> torch.nn.Module:
+    torch.manual_seed(seed)
+    model = build_model(arch, {**SMALL[arch], **overrides}, resolution=N, n_train=N_TRAIN)
+    if needs_data_fit(model):
+        inputs = smooth_batch(N_TRAIN, N, modes=20, seed=1)
+        model.fit_to_data(inputs, torch.roll(inputs, 3, dims=1) ** 2)
+    return model
+
+
+@pytest.mark.parametrize("arch", sorted(ARCHITECTURES))
+def test_output_shape_and_dtype(arch):
+    model = make(arch)
+    out = model(smooth_batch(5, N))
+    assert out.shape == (5, N)
+    assert out.dtype == torch.float32
+
+
+@pytest.mark.parametrize("arch", sorted(ARCHITECTURES))
+def test_every_parameter_gets_gradient(arch):
+    model = make(arch)
+    loss = model(smooth_batch(6, N, modes=20)).pow(2).mean()
+    loss.backward()
+    for name, p in model.named_parameters():
+        assert p.grad is not None, name
+        assert p.grad.abs().sum() > 0, name
+
+
+@pytest.mark.parametrize("arch", sorted(ARCHITECTURES))
+def test_state_dict_round_trip_is_bitwise(arch, tmp_path):
+    model = make(arch, seed=3)
+    hparams = json.loads(json.dumps(effective_hparams(model)))  # as stored in a checkpoint
+    path = tmp_path / "model.pt"
+    torch.save(model.state_dict(), path)
+    torch.manual_seed(123)  # a fresh model with different initial weights
+    fresh = build_model(arch, hparams, resolution=N, n_train=N_TRAIN)
+    fresh.load_state_dict(torch.load(path, weights_only=True))
+    u = smooth_batch(4, N, seed=5)
+    with torch.no_grad():
+        assert torch.equal(model(u), fresh(u))
+
+
+def test_registry_errors():
+    with pytest.raises(ValueError, match="fno1d"):
+        build_model("unet", {}, resolution=N, n_train=N_TRAIN)
+    with pytest.raises(TypeError, match="depth"):
+        build_model("fno1d", {"depth": 3}, resolution=N, n_train=N_TRAIN)
+    with pytest.raises(ValueError, match="resolution"):
+        build_model("fcn", {"resolution": 32}, resolution=N, n_train=N_TRAIN)
+
+
+def test_pcann_clips_components():
+    model = build_model("pcann", {"components": 128}, resolution=N, n_train=20)
+    assert effective_hparams(model)["components"] == 20
+    model = build_model("pcann", {"components": 128}, resolution=N, n_train=1000)
+    assert effective_hparams(model)["components"] == N
+    with pytest.raises(RuntimeError, match="fit_to_data"):
+        model(smooth_batch(2, N))
+
+
+def test_pcann_reconstructs_data_in_its_span():
+    """With the MLP replaced by identity, PCANN is PCA projection -> reconstruction."""
+    model = make("pcann")
+    inputs = smooth_batch(N_TRAIN, N, modes=3, seed=2)  # rank <= 7 after centering
+    model.fit_to_data(inputs, inputs)
+    model.net = torch.nn.Identity()
+    model.in_std.copy_(model.out_std)  # inputs are scaled by one factor, outputs per component
+    with torch.no_grad():
+        torch.testing.assert_close(model(inputs), inputs, atol=1e-5, rtol=0)
+
+
+@pytest.mark.parametrize("n", [32, 33, 64, 100, 256])
+def test_spectral_conv_dft_matches_fft(n):
+    torch.manual_seed(0)
+    layer = SpectralConv1d(3, 5, 16)
+    x = torch.randn(4, 3, n)
+    ref = layer.forward_fft(x)
+    out = layer(x)
+    assert ((out - ref).norm() / ref.norm()).item() < 1e-5
+
+
+def test_spectral_conv_nyquist_and_mode0_imaginary():
+    """irfft counts the Nyquist mode once and ignores Im of modes 0 and n/2."""
+    torch.manual_seed(0)
+    layer = SpectralConv1d(2, 2, 9).double()  # n = 16 keeps the Nyquist mode k = 8
+    x = torch.randn(3, 2, 16, dtype=torch.float64)
+    torch.testing.assert_close(layer(x), layer.forward_fft(x), rtol=1e-10, atol=1e-12)
+
+
+def test_spectral_conv_is_exactly_resolution_invariant_on_band_limited_input():
+    torch.manual_seed(0)
+    layer = SpectralConv1d(1, 2, 8)
+    coarse = layer(smooth_batch(3, 32, modes=7)[:, None])  # (3, 2, 32)
+    fine = layer(smooth_batch(3, 256, modes=7)[:, None])  # (3, 2, 256)
+    torch.testing.assert_close(coarse, fine[..., ::8], rtol=1e-5, atol=1e-5)
+
+
+def test_fno1d_resolution_invariance():
+    """Same weights at n = 64 and n = 256 agree at the shared points.
+
+    Only approximately: GELU creates modes above n/2 that alias differently at each
+    resolution, and the grid channel x_j = j/n is not periodic.  At the default
+    initialisation (small spectral weights) the mismatch is ~1e-5; it grows with the
+    spectral weights' size after training.
+    """
+    torch.manual_seed(0)
+    model = FNO1d()  # paper sizes, 16 modes: n = 64 is the smallest admissible grid
+    with torch.no_grad():
+        coarse = model(smooth_batch(4, 64, modes=5))
+        fine = model(smooth_batch(4, 256, modes=5))[:, ::4]
+    rel = ((coarse - fine).norm() / fine.norm()).item()
+    assert rel < 1e-4
+
+
+def test_fno1d_parameter_count_at_paper_sizes():
+    modes, width, layers, proj = 16, 64, 4, 128
+    lifting = 2 * width + width
+    per_layer = 2 * width * width * modes + width * width + width  # spectral + 1x1 conv
+    projection = width * proj + proj + proj * 1 + 1
+    expected = lifting + layers * per_layer + projection
+    assert expected == 549_569
+    model = build_model("fno1d", {}, resolution=1024, n_train=1000)
+    assert count_parameters(model) == expected
+
+
+@pytest.fixture
+def one_thread():
+    """Tiny models run as fast on one thread and suffer far less on a busy machine."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+def test_fno1d_overfits_tiny_batch(one_thread):
+    torch.manual_seed(0)
+    model = FNO1d(modes=8, width=32, layers=4, projection=64)
+    u = smooth_batch(8, 64, modes=5, seed=7)
+    target = torch.roll(u, 5, dims=1) + 0.5 * u**2  # (8, 64)
+    opt = torch.optim.Adam(model.parameters(), lr=3e-3)
+
+    def loss_fn() -> torch.Tensor:
+        return (model(u) - target).pow(2).mean()
+
+    with torch.no_grad():
+        initial = loss_fn().item()
+    for _ in range(200):
+        opt.zero_grad()
+        loss = loss_fn()
+        loss.backward()
+        opt.step()
+    with torch.no_grad():
+        final = loss_fn().item()
+    assert final < initial / 100, (initial, final)
