@@ -4,6 +4,7 @@ import math
 
 import pandas as pd
 import pytest
+import xarray as xr
 
 from tests.workflow.helpers import copy_workflow, planned_jobs, snakemake
 
@@ -68,3 +69,17 @@ def test_report_builds(smoke_run):
     result = snakemake("--report", "results/report.html", "--config", "preset=smoke", cwd=smoke_run)
     assert result.returncode == 0, result.stderr[-3000:]
     assert (smoke_run / "results/report.html").stat().st_size > 10_000
+
+
+def test_a_second_clean_run_gives_identical_data_and_metrics(smoke_run, tmp_path):
+    again = copy_workflow(tmp_path)
+    result = snakemake(
+        "--cores", "2", "--config", "preset=smoke", "--until", "make_table", cwd=again, timeout=900
+    )
+    assert result.returncode == 0, result.stderr[-5000:]
+    for split in ("train", "test"):
+        first = xr.open_dataset(smoke_run / f"data/raw/burgers/{split}.nc")
+        second = xr.open_dataset(again / f"data/raw/burgers/{split}.nc")
+        xr.testing.assert_equal(first, second)  # values and coordinates, not creation times
+    table = f"{STUDY}/tables/resolution.csv"
+    assert (smoke_run / table).read_text() == (again / table).read_text()

@@ -57,8 +57,9 @@ def plot_error_vs_resolution(
         title=title,
     )
     ax.set_xticks(sorted(metrics["resolution"].unique()))
-    ax.get_xaxis().set_major_formatter(plt.ScalarFormatter())
-    ax.legend(fontsize="small", ncol=2)
+    ax.xaxis.set_major_formatter(plt.ScalarFormatter())
+    ax.xaxis.set_minor_formatter(plt.NullFormatter())
+    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1.0))
     save_figure(fig, *paths)
 
 
@@ -108,6 +109,7 @@ def plot_convergence(table: pd.DataFrame, *paths: str) -> None:
             ylabel="max abs error",
             title=case,
         )
+        ax.xaxis.set_minor_formatter(plt.NullFormatter())
         ax.legend(fontsize="small")
     if np.isfinite(axes[0, 0].get_ylim()).all():
         fig.tight_layout()

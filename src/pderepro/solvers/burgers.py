@@ -309,7 +309,13 @@ def solve_burgers(
     )
     with torch.no_grad():
         v_hat = torch.fft.rfft(torch.as_tensor(batch, device=stepper.device), dim=-1)
-        for i in tqdm(range(1, n_steps + 1), disable=not progress, desc="burgers", unit="step"):
+        for i in tqdm(
+            range(1, n_steps + 1),
+            disable=not progress,
+            desc="burgers",
+            unit="step",
+            mininterval=2.0,
+        ):
             stepper.step_(v_hat)
             if i % _CHECK_EVERY == 0 or i == n_steps:
                 _check_finite(v_hat, i * problem.time_step, i, n_steps)
