@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import xarray as xr
@@ -82,7 +83,11 @@ def write_netcdf(ds: xr.Dataset, path: str | Path, *, compress: bool = False) ->
 
 
 def open_netcdf(
-    path: str | Path, *, chunks: dict[str, int] | None = None, required: tuple[str, ...] = ()
+    path: str | Path,
+    *,
+    chunks: dict[str, int] | None = None,
+    required: tuple[str, ...] = (),
+    expect_attrs: Mapping[str, object] | None = None,
 ) -> xr.Dataset:
     """Open a NetCDF file written by pderepro, failing clearly when it is unusable.
 
@@ -94,11 +99,15 @@ def open_netcdf(
         Dask chunks (e.g. ``{"sample": 50}``); ``None`` loads eagerly.
     required : tuple of str
         Variables that must be present.
+    expect_attrs : mapping, optional
+        Global (provenance) attributes the file must carry with these values, e.g.
+        ``{"split": "train"}``; a file made for another purpose is refused.
 
     Raises
     ------
     DataFileError
-        The file is missing, not valid NetCDF, or lacks a required variable.
+        The file is missing, truncated or corrupt, lacks a required variable, or its
+        attributes say it was made for something else.
     """
     path = Path(path)
     if not path.exists():
@@ -111,7 +120,46 @@ def open_netcdf(
     if missing:
         ds.close()
         raise DataFileError(f"{path}: missing variable(s) {missing}; has {sorted(ds.variables)}")
+    for key, value in (expect_attrs or {}).items():
+        if ds.attrs.get(key) != value:
+            ds.close()
+            raise DataFileError(
+                f"{path}: attribute {key}={ds.attrs.get(key)!r}, expected {value!r}; "
+                "was it made for another split, resolution or dataset?"
+            )
     if chunks is None:
-        ds = ds.load()
-        ds.close()
+        try:
+            ds = ds.load()
+        except (OSError, RuntimeError, ValueError) as err:
+            raise DataFileError(f"{path}: data cannot be read, file corrupt? ({err})") from err
+        finally:
+            ds.close()
     return ds
+
+
+def ensure_free_space(path: str | Path, needed_bytes: float, *, what: str) -> None:
+    """Fail early when the file system of ``path`` lacks room for an output.
+
+    Parameters
+    ----------
+    path : path
+        The output about to be written (its nearest existing parent is checked).
+    needed_bytes : float
+        Expected size of what will be written, in bytes (with any margin included).
+    what : str
+        Description for the message.
+
+    Raises
+    ------
+    OSError
+        With the needed and available sizes in MB.
+    """
+    parent = Path(path).resolve().parent
+    while not parent.exists():
+        parent = parent.parent
+    free = shutil.disk_usage(parent).free
+    if free < needed_bytes:
+        raise OSError(
+            f"not enough disk space for {what} at {path}: need {needed_bytes / 1e6:.1f} MB, "
+            f"{free / 1e6:.1f} MB free on {parent}"
+        )

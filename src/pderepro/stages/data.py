@@ -1,0 +1,145 @@
+"""Data stages: generate shards, merge them, preprocess to each resolution."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import dask
+import numpy as np
+import xarray as xr
+
+from pderepro.data.generate import GENERATORS
+from pderepro.data.io import DataFileError, ensure_free_space, open_netcdf, write_netcdf
+from pderepro.data.preprocess import normalisation_stats, subsample
+from pderepro.data.provenance import provenance_attrs
+from pderepro.runtime import select_device, set_threads
+
+log = logging.getLogger(__name__)
+
+#: Bytes per stored value (float32 fields).
+_FLOAT32 = 4
+#: Keys of a file's ``params`` that say which part of a dataset it holds, not which dataset.
+_PART_KEYS = ("split", "start", "count", "n_samples", "resolution")
+
+
+def dataset_params(attrs: Mapping[str, Any]) -> dict[str, Any]:
+    """The dataset identity recorded in a file's ``params``, without the part it holds."""
+    return {k: v for k, v in json.loads(attrs["params"]).items() if k not in _PART_KEYS}
+
+
+def run_generate(
+    *, dataset: Mapping[str, Any], split: str, start: int, count: int, output: str, threads: int = 1
+) -> None:
+    """Generate samples ``start .. start+count-1`` of one split of a dataset.
+
+    ``dataset`` is the dataset's science (solver parameters, seed); the samples do not
+    depend on how the split is sharded, because each has its own derived seed.
+    """
+    set_threads(threads)
+    fields = 2 * count * dataset["base_resolution"] * _FLOAT32
+    ensure_free_space(output, 1.2 * fields + 1e6, what=f"{count} samples")
+    ds = GENERATORS[dataset["solver"]](
+        dataset, split=split, start=start, count=count, device=select_device()
+    )
+    ds.attrs.update(
+        provenance_attrs(
+            title=f"{dataset['name']} {split} samples {start}-{start + count - 1}",
+            rule="generate_shard",
+            params={**dataset, "split": split, "start": start, "count": count},
+            seed=dataset["seed"],
+        )
+    )
+    write_netcdf(ds, output)
+
+
+def run_merge(*, inputs: Sequence[str], output: str) -> None:
+    """Concatenate the shards of a split along ``sample``, checking they belong together."""
+    parts = [open_netcdf(p, chunks={"sample": 256}, required=("u0", "u")) for p in inputs]
+    first = parts[0].attrs
+    for path, part in zip(inputs, parts, strict=True):
+        if part.attrs.get("split") != first.get("split"):
+            raise DataFileError(
+                f"{path}: split {part.attrs.get('split')!r}, expected "
+                f"{first.get('split')!r} like {inputs[0]}"
+            )
+        if dataset_params(part.attrs) != dataset_params(first):
+            raise DataFileError(f"{path}: made with other dataset parameters than {inputs[0]}")
+    merged = xr.concat(parts, dim="sample", combine_attrs="drop_conflicts")
+    samples = merged["sample"].to_numpy()
+    if not np.array_equal(samples, np.arange(len(samples))):
+        raise DataFileError(f"shards {list(inputs)} do not hold samples 0..{len(samples) - 1}")
+    merged.attrs = {k: first[k] for k in first if k not in ("title", "history")}
+    merged.attrs.update(
+        provenance_attrs(
+            title=first["title"].rsplit(" samples", 1)[0],
+            rule="merge_shards",
+            params={**dataset_params(first), "split": first["split"], "n_samples": len(samples)},
+            seed=first.get("seed"),
+            input_files=inputs,
+            history=first.get("history", ""),
+        )
+    )
+    _write_computed(merged, output, inputs)
+
+
+def _write_computed(ds: xr.Dataset, output: str, inputs: Sequence[str]) -> None:
+    """Write a dask-backed dataset, naming the inputs if reading them fails midway."""
+    try:
+        write_netcdf(ds, output)
+    except (OSError, RuntimeError) as err:
+        if isinstance(err, DataFileError):
+            raise
+        raise DataFileError(f"writing {output} from {list(inputs)} failed: {err}") from err
+
+
+def run_preprocess(
+    *,
+    raw_train: str,
+    raw_test: str,
+    resolution: int,
+    out_train: str,
+    out_test: str,
+    out_stats: str,
+    threads: int = 1,
+    chunk: int = 128,
+) -> None:
+    """Subsample both splits to ``resolution`` with dask; statistics from train only."""
+    with dask.config.set(scheduler="threads", num_workers=threads):
+        splits = {}
+        for split, path in (("train", raw_train), ("test", raw_test)):
+            raw = open_netcdf(
+                path, chunks={"sample": chunk}, required=("u0", "u"), expect_attrs={"split": split}
+            )
+            splits[split] = subsample(raw, resolution=resolution)
+        if dataset_params(splits["train"].attrs) != dataset_params(splits["test"].attrs):
+            raise DataFileError(f"{raw_train} and {raw_test} come from different datasets")
+        for split, path, out in (("train", raw_train, out_train), ("test", raw_test, out_test)):
+            ds = splits[split]
+            params = {**json.loads(ds.attrs["params"]), "resolution": resolution}
+            ds.attrs.update(
+                provenance_attrs(
+                    title=f"{ds.attrs.get('title', split)} at resolution {resolution}",
+                    rule="preprocess",
+                    params=params,
+                    seed=ds.attrs.get("seed"),
+                    input_files=[path],
+                    history=ds.attrs.get("history", ""),
+                )
+            )
+            _write_computed(ds, out, [path])
+        train = open_netcdf(out_train, chunks={"sample": chunk})
+        stats = normalisation_stats(train)
+        stats.attrs.update(
+            provenance_attrs(
+                title=f"normalisation statistics, train split, resolution {resolution}",
+                rule="preprocess",
+                params={"resolution": resolution},
+                input_files=[out_train],
+            )
+        )
+        # ties the statistics to the very data they were computed from
+        stats.attrs.update(split="train", data_params=train.attrs["params"])
+        write_netcdf(stats, out_stats)

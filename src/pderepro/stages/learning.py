@@ -1,0 +1,229 @@
+"""Learning stages: train a model, evaluate it, score no-learning baselines."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import torch
+import xarray as xr
+
+from pderepro.data.io import (
+    DataFileError,
+    atomic_write,
+    ensure_free_space,
+    open_netcdf,
+    write_netcdf,
+)
+from pderepro.data.provenance import provenance_attrs
+from pderepro.evaluation.metrics import relative_l2_numpy
+from pderepro.evaluation.predict import load_trained_model, predict
+from pderepro.evaluation.tables import METRIC_COLUMNS
+from pderepro.models.registry import build_model, count_parameters, effective_hparams
+from pderepro.runtime import describe_device, select_device, set_threads
+from pderepro.solvers.burgers import heat_solution
+from pderepro.training.checkpoint import fingerprint, save_checkpoint
+from pderepro.training.loop import NormalisedModel, TrainingConfig, train
+
+log = logging.getLogger(__name__)
+
+#: Normalisation statistics stored in stats.nc and in every checkpoint.
+STAT_NAMES = ("input_mean", "input_std", "target_mean", "target_std")
+
+
+def _load_pairs(
+    path: str, *, split: str, resolution: int
+) -> tuple[torch.Tensor, torch.Tensor, xr.Dataset]:
+    """Inputs and targets ``(N, resolution)`` of a processed split, checked to be that split."""
+    ds = open_netcdf(path, required=("u0", "u"), expect_attrs={"split": split})
+    if ds.sizes["x"] != resolution:
+        raise DataFileError(f"{path}: holds resolution {ds.sizes['x']}, expected {resolution}")
+    return torch.from_numpy(ds["u0"].to_numpy()), torch.from_numpy(ds["u"].to_numpy()), ds
+
+
+def _load_stats(path: str, train: xr.Dataset) -> dict[str, float]:
+    """Normalisation statistics, refused unless computed from the train split given."""
+    stats = open_netcdf(path, required=STAT_NAMES, expect_attrs={"split": "train"})
+    if stats.attrs.get("data_params") != train.attrs["params"]:
+        raise DataFileError(
+            f"{path}: statistics were computed from other data than the "
+            "train split being used (data_params differ)"
+        )
+    return {k: float(stats[k]) for k in STAT_NAMES}
+
+
+def run_train(
+    *,
+    train_path: str,
+    stats_path: str,
+    checkpoint: str,
+    history: str,
+    study: str,
+    model: str,
+    spec: Mapping[str, Any],
+    training: Mapping[str, Any],
+    seed: int,
+    resolution: int,
+    threads: int = 1,
+) -> None:
+    """Train one (model, resolution, seed) and write its checkpoint and history.
+
+    A killed job resumes from ``resume.pt`` beside the checkpoint when rerun with the
+    same configuration and data.
+    """
+    set_threads(threads)
+    device = select_device()
+    torch.use_deterministic_algorithms(device.type == "cpu")
+    inputs, targets, train_ds = _load_pairs(train_path, split="train", resolution=resolution)
+    stats = _load_stats(stats_path, train_ds)
+    torch.manual_seed(seed)
+    net = build_model(
+        spec["architecture"], spec["hparams"], resolution=resolution, n_train=len(inputs)
+    )
+    n_params = count_parameters(net)
+    # weights, two Adam moments and the resumable copy, float32, plus headroom
+    ensure_free_space(checkpoint, 16 * n_params + 1e6, what=f"checkpoints of {model}")
+    if hasattr(net, "fit_to_data"):
+        net.fit_to_data(
+            (inputs - stats["input_mean"]) / stats["input_std"],
+            (targets - stats["target_mean"]) / stats["target_std"],
+        )
+    wrapped = NormalisedModel(net, stats)
+    identity = {
+        "study": study,
+        "model": model,
+        "architecture": spec["architecture"],
+        "hparams": effective_hparams(net),
+        "training": dict(training),
+        "seed": seed,
+        "resolution": resolution,
+        "data_fingerprint": fingerprint(inputs, targets),
+    }
+    log.info(
+        "training %s at s=%d, seed %d, on %s (%d parameters)",
+        model,
+        resolution,
+        seed,
+        describe_device(device),
+        n_params,
+    )
+    resume = Path(checkpoint).with_name("resume.pt")
+    cfg = TrainingConfig.from_mapping(training)
+    rows = train(
+        wrapped,
+        inputs,
+        targets,
+        cfg,
+        seed=seed,
+        device=device,
+        identity=identity,
+        resume_path=resume,
+    )
+    meta = {
+        **identity,
+        "label": spec.get("label", model),
+        "n_train": len(inputs),
+        "n_params": n_params,
+        "device": describe_device(device),
+        "epoch": cfg.epochs,
+        "history": rows,
+    }
+    save_checkpoint(checkpoint, metadata=meta, model=wrapped.cpu().state_dict())
+    atomic_write(history, lambda tmp: pd.DataFrame(rows).to_csv(tmp, index=False))
+    resume.unlink(missing_ok=True)
+
+
+def _write_metrics(path: str, **row: Any) -> None:
+    frame = pd.DataFrame([row])[METRIC_COLUMNS]
+    atomic_write(path, lambda tmp: frame.to_csv(tmp, index=False, float_format="%.8g"))
+
+
+def _write_predictions(
+    test: xr.Dataset, prediction: np.ndarray, path: str, *, label: str, n_keep: int
+) -> None:
+    kept = test.isel(sample=slice(0, n_keep))[["u0", "u"]]
+    kept["prediction"] = (("sample", "x"), prediction[:n_keep].astype(np.float32))
+    kept.attrs = {
+        "label": label,
+        **provenance_attrs(
+            title=f"predictions of {label}", rule="evaluate", params={"label": label}
+        ),
+    }
+    write_netcdf(kept, path)
+
+
+def run_evaluate(
+    *,
+    checkpoint: str,
+    test_path: str,
+    metrics: str,
+    predictions: str,
+    study: str,
+    model: str,
+    resolution: int,
+    seed: int,
+    n_keep: int,
+) -> None:
+    """Relative L2 error of a trained model on the test split; keeps a few predictions."""
+    net, meta = load_trained_model(
+        checkpoint, expect={"study": study, "model": model, "resolution": resolution, "seed": seed}
+    )
+    inputs, targets, test = _load_pairs(test_path, split="test", resolution=resolution)
+    pred = predict(net, inputs).numpy()
+    errors = relative_l2_numpy(pred, targets.numpy())
+    if not np.isfinite(errors).all():
+        raise FloatingPointError(f"{checkpoint}: non-finite predictions on {test_path}")
+    _write_metrics(
+        metrics,
+        study=study,
+        model=model,
+        label=meta["label"],
+        resolution=resolution,
+        seed=seed,
+        rel_l2=errors.mean(),
+        n_test=len(errors),
+        n_params=meta["n_params"],
+        device=meta["device"],
+    )
+    _write_predictions(test, pred, predictions, label=meta["label"], n_keep=n_keep)
+
+
+#: Reference solutions that need no training, by baseline name.
+BASELINES = {
+    "heat": lambda u0, ds_cfg: heat_solution(u0, ds_cfg["viscosity"], ds_cfg["t_final"]),
+}
+
+
+def run_baseline(
+    *,
+    test_path: str,
+    metrics: str,
+    predictions: str,
+    study: str,
+    baseline: str,
+    label: str,
+    resolution: int,
+    dataset: Mapping[str, Any],
+    n_keep: int,
+) -> None:
+    """Score a no-learning reference (e.g. the linear heat equation) on the test split."""
+    _, targets, test = _load_pairs(test_path, split="test", resolution=resolution)
+    pred = BASELINES[baseline](test["u0"].to_numpy().astype(np.float64), dataset)
+    errors = relative_l2_numpy(pred, targets.numpy())
+    _write_metrics(
+        metrics,
+        study=study,
+        model=baseline,
+        label=label,
+        resolution=resolution,
+        seed=0,
+        rel_l2=errors.mean(),
+        n_test=len(errors),
+        n_params=0,
+        device="CPU (numpy)",
+    )
+    _write_predictions(test, pred, predictions, label=label, n_keep=n_keep)
