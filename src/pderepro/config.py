@@ -75,6 +75,20 @@ def _key(path: Any) -> str:
     return ".".join(str(p) for p in path) or "<top level>"
 
 
+def _describe(error: jsonschema.ValidationError) -> str:
+    """One line per violation, naming the full key (unknown keys included)."""
+    path = list(error.absolute_path)
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        known = sorted(error.schema.get("properties", {}))
+        unknown = [k for k in error.instance if k not in known]
+        if known and unknown:
+            return "\n  ".join(
+                f"config key '{_key([*path, k])}': unknown key; expected one of {known}"
+                for k in unknown
+            )
+    return f"config key '{_key(path)}': {error.message}"
+
+
 def validate(config: dict[str, Any], schema: Mapping[str, Any]) -> None:
     """Validate ``config`` in place against ``schema`` (filling defaults).
 
@@ -85,7 +99,7 @@ def validate(config: dict[str, Any], schema: Mapping[str, Any]) -> None:
     """
     errors = sorted(_Validator(schema).iter_errors(config), key=lambda e: list(e.absolute_path))
     if errors:
-        lines = [f"config key '{_key(e.absolute_path)}': {e.message}" for e in errors]
+        lines = [_describe(e) for e in errors]
         raise ConfigError("invalid configuration:\n  " + "\n  ".join(lines))
     bad = [k for k, v in _walk(config) if isinstance(v, float) and not math.isfinite(v)]
     if bad:

@@ -153,3 +153,11 @@ def test_bad_preset_sizes_name_the_key(tmp_path, old, new, key):
     preset.write_text(preset.read_text().replace(old, new))
     with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
         resolve(copy.deepcopy(BASE), config_dir=config_dir)
+
+
+def test_model_keys_cannot_name_paths_outside_the_project(tmp_path):
+    def edit(study):
+        study["models"]["../../evil"] = {"architecture": "fcn"}
+
+    with pytest.raises(ConfigError, match="models"):
+        resolve(copy.deepcopy(BASE), config_dir=_study_dir(tmp_path, edit))

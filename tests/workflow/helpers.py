@@ -14,6 +14,7 @@ WORKFLOW_FILES = ["Snakefile", "workflow", "config", "envs"]
 
 def copy_workflow(target: Path) -> Path:
     """Copy what Snakemake needs (not data or results) into ``target``."""
+    target.mkdir(parents=True, exist_ok=True)
     for name in WORKFLOW_FILES:
         src = ROOT / name
         if src.is_dir():

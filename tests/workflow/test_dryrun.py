@@ -40,10 +40,19 @@ def test_dry_run_plans_every_job(tmp_path, preset, expected):
     assert planned_jobs(result.stdout + result.stderr) == expected
 
 
-def test_bad_config_fails_before_any_job(tmp_path):
-    result = snakemake("--cores", "1", "--config", "preset=papr", cwd=copy_workflow(tmp_path))
+@pytest.mark.parametrize(
+    ("override", "key"),
+    [
+        ("preset=papr", "preset"),
+        ("studies=[fno_burger]", "studies.0"),
+        ("verification=maybe", "verification"),
+        ("epochs=3", "epochs"),
+    ],
+)
+def test_bad_config_fails_before_any_job_and_writes_nothing(tmp_path, override, key):
+    result = snakemake("--cores", "1", "--config", override, cwd=copy_workflow(tmp_path))
     assert result.returncode != 0
-    assert "config key 'preset'" in result.stderr and "papr" in result.stderr
+    assert f"config key '{key}'" in result.stderr
     assert not (tmp_path / "results").exists() and not (tmp_path / "data").exists()
 
 

@@ -1,0 +1,178 @@
+"""Bad files fail the consuming stage with a message naming the file and the problem."""
+
+import shutil
+
+import numpy as np
+import pytest
+import torch
+
+from pderepro.data.io import DataFileError, ensure_free_space, open_netcdf
+from pderepro.stages import run_evaluate, run_generate, run_merge, run_preprocess, run_train
+from pderepro.training.checkpoint import CheckpointError
+
+DATASET = {
+    "name": "burgers",
+    "solver": "burgers",
+    "viscosity": 0.1,
+    "t_final": 0.05,
+    "time_step": 1e-3,
+    "base_resolution": 64,
+    "seed": 3,
+    "grf": {"scale": 625.0, "shift": 25.0, "exponent": 2.0},
+}
+SPEC = {
+    "architecture": "fno1d",
+    "label": "FNO",
+    "hparams": {"modes": 4, "width": 4, "layers": 1, "projection": 8},
+}
+TRAINING = {"epochs": 1, "batch_size": 4, "checkpoint_every": 1}
+
+
+@pytest.fixture(scope="module")
+def pipeline(tmp_path_factory):
+    """A tiny dataset taken through generation, merging and preprocessing at s=32."""
+    d = tmp_path_factory.mktemp("pipe")
+    for split, n in (("train", 8), ("test", 4)):
+        run_generate(
+            dataset=DATASET, split=split, start=0, count=n, output=str(d / f"{split}-0.nc")
+        )
+        run_merge(inputs=[str(d / f"{split}-0.nc")], output=str(d / f"{split}.nc"))
+    for res in (32, 16):
+        run_preprocess(
+            raw_train=str(d / "train.nc"),
+            raw_test=str(d / "test.nc"),
+            resolution=res,
+            out_train=str(d / f"train{res}.nc"),
+            out_test=str(d / f"test{res}.nc"),
+            out_stats=str(d / f"stats{res}.nc"),
+        )
+    return d
+
+
+def _train(d, *, train="train32.nc", stats="stats32.nc", resolution=32, out="ckpt.pt"):
+    run_train(
+        train_path=str(d / train),
+        stats_path=str(d / stats),
+        checkpoint=str(d / out),
+        history=str(d / "history.csv"),
+        study="s",
+        model="fno",
+        spec=SPEC,
+        training=TRAINING,
+        seed=0,
+        resolution=resolution,
+    )
+
+
+def test_truncated_netcdf_is_named(pipeline, tmp_path):
+    data = (pipeline / "train.nc").read_bytes()
+    bad = tmp_path / "train.nc"
+    bad.write_bytes(data[: len(data) // 2])
+    with pytest.raises(DataFileError, match="train.nc"):
+        open_netcdf(bad)
+    with pytest.raises(DataFileError, match="train.nc"):
+        run_preprocess(
+            raw_train=str(bad),
+            raw_test=str(pipeline / "test.nc"),
+            resolution=32,
+            out_train=str(tmp_path / "a.nc"),
+            out_test=str(tmp_path / "b.nc"),
+            out_stats=str(tmp_path / "c.nc"),
+        )
+    assert not (tmp_path / "a.nc").exists()
+
+
+def test_corrupted_netcdf_is_named(pipeline, tmp_path):
+    data = bytearray((pipeline / "test32.nc").read_bytes())
+    data[100:4000] = bytes(3900)  # zero a block inside the HDF5 structures
+    bad = tmp_path / "test32.nc"
+    bad.write_bytes(bytes(data))
+    with pytest.raises(DataFileError, match="test32.nc"):
+        open_netcdf(bad)
+
+
+def test_splits_swapped_are_refused(pipeline, tmp_path):
+    with pytest.raises(DataFileError, match="split"):
+        run_preprocess(
+            raw_train=str(pipeline / "test.nc"),
+            raw_test=str(pipeline / "train.nc"),
+            resolution=32,
+            out_train=str(tmp_path / "a.nc"),
+            out_test=str(tmp_path / "b.nc"),
+            out_stats=str(tmp_path / "c.nc"),
+        )
+    with pytest.raises(DataFileError, match="test32.nc.*split"):
+        _train(pipeline, train="test32.nc")
+
+
+def test_stats_from_other_data_are_refused(pipeline):
+    with pytest.raises(DataFileError, match="stats16.nc.*other data"):
+        _train(pipeline, stats="stats16.nc")
+    with pytest.raises(DataFileError, match="resolution 16, expected 32"):
+        _train(pipeline, train="train16.nc")
+
+
+def test_stats_from_the_test_split_are_refused(pipeline, tmp_path):
+    stats = open_netcdf(pipeline / "stats32.nc")
+    stats.attrs["split"] = "test"
+    stats.to_netcdf(tmp_path / "stats.nc")
+    shutil.copy(pipeline / "train32.nc", tmp_path / "train32.nc")
+    with pytest.raises(DataFileError, match="stats.nc.*split='test'"):
+        _train(tmp_path, stats="stats.nc")
+
+
+def test_shards_of_different_datasets_do_not_merge(pipeline, tmp_path):
+    other = {**DATASET, "viscosity": 0.2}
+    run_generate(dataset=other, split="train", start=8, count=2, output=str(tmp_path / "x.nc"))
+    with pytest.raises(DataFileError, match="x.nc: made with other dataset parameters"):
+        run_merge(
+            inputs=[str(pipeline / "train-0.nc"), str(tmp_path / "x.nc")],
+            output=str(tmp_path / "m.nc"),
+        )
+
+
+def test_checkpoint_of_another_model_is_refused(pipeline):
+    _train(pipeline)
+    with pytest.raises(CheckpointError, match="ckpt.pt.*model='fno', expected 'fcn'"):
+        run_evaluate(
+            checkpoint=str(pipeline / "ckpt.pt"),
+            test_path=str(pipeline / "test32.nc"),
+            metrics=str(pipeline / "m.csv"),
+            predictions=str(pipeline / "p.nc"),
+            study="s",
+            model="fcn",
+            resolution=32,
+            seed=0,
+            n_keep=2,
+        )
+    (pipeline / "garbage.pt").write_bytes(b"\x00" * 100)
+    with pytest.raises(CheckpointError, match="garbage.pt"):
+        run_evaluate(
+            checkpoint=str(pipeline / "garbage.pt"),
+            test_path=str(pipeline / "test32.nc"),
+            metrics=str(pipeline / "m.csv"),
+            predictions=str(pipeline / "p.nc"),
+            study="s",
+            model="fno",
+            resolution=32,
+            seed=0,
+            n_keep=2,
+        )
+
+
+def test_checkpoints_load_without_unpickling_code(pipeline):
+    _train(pipeline, out="safe.pt")
+    payload = torch.load(pipeline / "safe.pt", weights_only=True)  # raises if code is pickled
+    assert isinstance(payload["metadata_json"], str)
+
+
+def test_disk_space_is_checked_with_numbers(tmp_path):
+    with pytest.raises(OSError, match=r"need 1000000000000000.0 MB, [0-9.]+ MB free"):
+        ensure_free_space(tmp_path / "sub/out.nc", 1e21, what="a huge dataset")
+    ensure_free_space(tmp_path / "out.nc", 1.0, what="a byte")
+
+
+def test_generated_data_are_finite_and_seeded(pipeline):
+    ds = open_netcdf(pipeline / "train.nc")
+    assert np.isfinite(ds["u"]).all()
+    assert ds["seed"].size == 8 and len(set(ds["seed"].to_numpy())) == 8
