@@ -21,3 +21,14 @@ def pytest_collection_modifyitems(config, items):
 @pytest.fixture
 def root() -> Path:
     return ROOT
+
+
+@pytest.fixture(scope="session")
+def smoke_run(tmp_path_factory):
+    """The smoke preset run end to end, locally, in a temporary copy of the workflow."""
+    from tests.workflow.helpers import copy_workflow, snakemake
+
+    workdir = copy_workflow(tmp_path_factory.mktemp("smoke"))
+    result = snakemake("--cores", "2", "--config", "preset=smoke", cwd=workdir, timeout=900)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-5000:]
+    return workdir

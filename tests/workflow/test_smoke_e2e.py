@@ -12,14 +12,6 @@ pytestmark = pytest.mark.slow
 STUDY = "results/fno_burgers"
 
 
-@pytest.fixture(scope="module")
-def smoke_run(tmp_path_factory):
-    workdir = copy_workflow(tmp_path_factory.mktemp("smoke"))
-    result = snakemake("--cores", "2", "--config", "preset=smoke", cwd=workdir, timeout=900)
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-5000:]
-    return workdir
-
-
 def test_tables_hold_finite_numbers(smoke_run):
     table = pd.read_csv(smoke_run / f"{STUDY}/tables/resolution.csv")
     assert list(table.columns) == [

@@ -4,6 +4,7 @@ from argparse import Namespace
 
 from pderepro.config import ConfigError, model_training, resolve_config
 from pderepro.data.generate import n_shards, shard_bounds
+from pderepro.stages.data import DASK_SCHEDULER_ENV
 
 # glibc maps and unmaps multi-MB torch tensors every step unless told otherwise, which
 # made CPU training up to 1.6x slower; jobs inherit this from the Snakemake process.
@@ -20,6 +21,10 @@ try:
     )
 except ConfigError as err:
     raise WorkflowError(str(err)) from None
+
+# A runtime setting, passed to jobs through the environment so that it reruns nothing.
+if CONFIG["dask"]["scheduler_address"]:
+    os.environ[DASK_SCHEDULER_ENV] = CONFIG["dask"]["scheduler_address"]
 
 STUDIES = {name: CONFIG["study"][name] for name in CONFIG["studies"]}
 DATASETS = {study["dataset"]["name"]: study["dataset"] for study in STUDIES.values()}

@@ -12,7 +12,8 @@ rule generate_shard:
         ENV
     threads: 1
     resources:
-        gpu=0,
+        mem_mb=generate_mem_mb,
+        runtime=generate_runtime,
     params:
         dataset=dataset_science,
         shard=shard_range,
@@ -29,5 +30,8 @@ rule merge_shards:
         "results/logs/merge_shards/{dataset}/{split}.log",
     conda:
         ENV
+    resources:
+        mem_mb=merge_mem_mb,
+        runtime=10,
     script:
         "../scripts/merge_shards.py"

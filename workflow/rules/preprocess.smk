@@ -16,5 +16,8 @@ rule preprocess:
     conda:
         ENV
     threads: 1
+    resources:
+        mem_mb=preprocess_mem_mb,
+        runtime=15,
     script:
         "../scripts/preprocess.py"

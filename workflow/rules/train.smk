@@ -14,10 +14,12 @@ rule train_model:
         "results/benchmarks/train_model/{study}/{model}/res{res}/seed{seed}.tsv"
     conda:
         ENV
-    # one thread per job: on these models two 1-thread jobs beat one 2-thread job
-    threads: 1
+    # one thread per process: on these models two 1-thread jobs beat one 2-thread job
+    threads: train_devices
     resources:
-        gpu=1,
+        gpu=train_devices,
+        mem_mb=train_mem_mb,
+        runtime=train_runtime,
     params:
         run=train_params,
     script:

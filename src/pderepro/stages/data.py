@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
+import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -95,6 +97,30 @@ def _write_computed(ds: xr.Dataset, output: str, inputs: Sequence[str]) -> None:
         raise DataFileError(f"writing {output} from {list(inputs)} failed: {err}") from err
 
 
+#: Environment variable with the address of a dask.distributed scheduler to use.
+DASK_SCHEDULER_ENV = "PDEREPRO_DASK_SCHEDULER"
+
+
+@contextlib.contextmanager
+def dask_scheduler(threads: int):
+    """Run dask work on the cluster named by ``PDEREPRO_DASK_SCHEDULER``, else on threads.
+
+    The threaded scheduler with the job's ``threads`` is the default: it needs nothing
+    running. With an address (``tcp://host:8786``) the same computation is sent to that
+    dask.distributed cluster.
+    """
+    address = os.environ.get(DASK_SCHEDULER_ENV)
+    if not address:
+        with dask.config.set(scheduler="threads", num_workers=threads):
+            yield
+        return
+    from distributed import Client  # only needed with a cluster
+
+    log.info("using the dask.distributed scheduler at %s", address)
+    with Client(address):
+        yield
+
+
 def run_preprocess(
     *,
     raw_train: str,
@@ -107,7 +133,7 @@ def run_preprocess(
     chunk: int = 128,
 ) -> None:
     """Subsample both splits to ``resolution`` with dask; statistics from train only."""
-    with dask.config.set(scheduler="threads", num_workers=threads):
+    with dask_scheduler(threads):
         splits = {}
         for split, path in (("train", raw_train), ("test", raw_test)):
             raw = open_netcdf(

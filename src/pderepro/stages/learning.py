@@ -26,6 +26,7 @@ from pderepro.evaluation.tables import METRIC_COLUMNS
 from pderepro.models.registry import build_model, count_parameters, effective_hparams
 from pderepro.runtime import describe_device, select_device, set_threads
 from pderepro.solvers.burgers import heat_solution
+from pderepro.training import distributed
 from pderepro.training.checkpoint import fingerprint, save_checkpoint
 from pderepro.training.loop import NormalisedModel, TrainingConfig, train
 
@@ -75,8 +76,30 @@ def run_train(
     A killed job resumes from ``resume.pt`` beside the checkpoint when rerun with the
     same configuration and data.
     """
-    set_threads(threads)
+    cfg = TrainingConfig.from_mapping(training)
+    rank, local_rank, world_size = distributed.world()
+    if cfg.devices > 1 and world_size == 1:
+        kwargs = dict(
+            train_path=train_path,
+            stats_path=stats_path,
+            checkpoint=checkpoint,
+            history=history,
+            study=study,
+            model=model,
+            spec=dict(spec),
+            training=dict(training),
+            seed=seed,
+            resolution=resolution,
+            threads=threads,
+        )
+        distributed.launch(kwargs, cfg.devices)
+        return
+    set_threads(max(1, threads // world_size))
     device = select_device()
+    if device.type == "cuda" and world_size > 1:
+        device = torch.device("cuda", local_rank)
+    if world_size > 1:
+        distributed.init_process_group(device)
     torch.use_deterministic_algorithms(device.type == "cpu")
     inputs, targets, train_ds = _load_pairs(train_path, split="train", resolution=resolution)
     stats = _load_stats(stats_path, train_ds)
@@ -112,7 +135,6 @@ def run_train(
         n_params,
     )
     resume = Path(checkpoint).with_name("resume.pt")
-    cfg = TrainingConfig.from_mapping(training)
     rows = train(
         wrapped,
         inputs,
@@ -122,13 +144,17 @@ def run_train(
         device=device,
         identity=identity,
         resume_path=resume,
+        rank=rank,
+        world_size=world_size,
     )
+    if rank != 0:  # rank 0 alone writes outputs
+        return
     meta = {
         **identity,
         "label": spec.get("label", model),
         "n_train": len(inputs),
         "n_params": n_params,
-        "device": describe_device(device),
+        "device": describe_device(device) + (f" x {world_size}" if world_size > 1 else ""),
         "epoch": cfg.epochs,
         "history": rows,
     }

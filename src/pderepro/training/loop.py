@@ -45,6 +45,9 @@ class TrainingConfig:
         Epochs between resumable checkpoints.
     amp_bf16 : bool
         bf16 autocast on CUDA (ignored on CPU).
+    devices : int
+        Processes training together with DistributedDataParallel (GPUs, or CPU
+        processes with gloo); each takes its share of every batch.
     """
 
     epochs: int
@@ -56,6 +59,7 @@ class TrainingConfig:
     gamma: float = 0.5
     checkpoint_every: int = 10
     amp_bf16: bool = False
+    devices: int = 1
 
     @classmethod
     def from_mapping(cls, cfg: Mapping[str, Any]) -> TrainingConfig:
@@ -95,6 +99,14 @@ def _make_scheduler(
     raise ValueError(f"training.scheduler: unknown {cfg.scheduler!r}; use step, cosine or constant")
 
 
+def _global_sum(value: torch.Tensor, world_size: int) -> float:
+    """Sum of a scalar over all ranks (the value itself without distribution)."""
+    if world_size > 1:
+        value = value.clone()
+        torch.distributed.all_reduce(value)
+    return value.item()
+
+
 def _resume_state(resume_path: Path, identity: dict[str, Any]) -> dict | None:
     """The saved state if ``resume_path`` holds a checkpoint of this very run."""
     if not resume_path.exists():
@@ -127,6 +139,8 @@ def train(
     identity: dict[str, Any],
     resume_path: str | Path,
     progress: bool = True,
+    rank: int = 0,
+    world_size: int = 1,
 ) -> list[dict[str, float]]:
     """Train ``model`` in place with Adam and relative-L2 loss, resuming when possible.
 
@@ -146,7 +160,12 @@ def train(
         What makes this run this run (architecture, hyperparameters, seed, data
         fingerprint); a checkpoint at ``resume_path`` is used only if it matches.
     resume_path : path
-        Resumable checkpoint, written every ``cfg.checkpoint_every`` epochs.
+        Resumable checkpoint, written every ``cfg.checkpoint_every`` epochs (by rank 0).
+    rank, world_size : int
+        Position in a DistributedDataParallel group (initialised by the caller). Each
+        rank takes every ``world_size``-th sample of each global batch and its loss is
+        scaled by ``world_size``, so the averaged gradients equal the single-process
+        gradient of the whole batch.
 
     Returns
     -------
@@ -174,13 +193,20 @@ def train(
 
     inputs, targets = inputs.to(device), targets.to(device)
     n = inputs.shape[0]
+    forward = model
+    if world_size > 1:
+        from torch.nn.parallel import DistributedDataParallel
+
+        forward = DistributedDataParallel(
+            model, device_ids=[device] if device.type == "cuda" else None
+        )
     use_amp = cfg.amp_bf16 and device.type == "cuda"
     bar = tqdm(
         range(start_epoch, cfg.epochs),
         initial=start_epoch,
         total=cfg.epochs,
         desc="train",
-        disable=not progress,
+        disable=not progress or rank != 0,
         mininterval=5.0,
     )
     for epoch in bar:
@@ -189,14 +215,14 @@ def train(
         order = torch.randperm(n, generator=shuffle).to(device)
         total = 0.0
         for first in range(0, n, cfg.batch_size):
-            batch = order[first : first + cfg.batch_size]
+            batch = order[first : first + cfg.batch_size][rank::world_size]
             with torch.autocast(device_type=device.type, dtype=torch.bfloat16, enabled=use_amp):
-                pred = model(inputs[batch])  # (batch, *grid)
+                pred = forward(inputs[batch])  # (batch, *grid)
             loss = relative_l2(pred.float(), targets[batch]).sum()  # summed, as the paper
             optimizer.zero_grad(set_to_none=True)
-            loss.backward()
+            (loss * world_size).backward()  # DDP averages gradients over ranks
             optimizer.step()
-            total += loss.item()
+            total += _global_sum(loss.detach(), world_size)
         if not math.isfinite(total):
             raise TrainingDivergedError(
                 f"training loss is {total} at epoch {epoch + 1}; lower training.learning_rate"
@@ -213,7 +239,7 @@ def train(
         bar.set_postfix(loss=f"{row['train_rel_l2']:.3e}", lr=f"{lr:.1e}", refresh=False)
         log.debug("epoch %d: %s", epoch + 1, row)
         done = epoch + 1
-        if done % cfg.checkpoint_every == 0 and done < cfg.epochs:
+        if done % cfg.checkpoint_every == 0 and done < cfg.epochs and rank == 0:
             save_checkpoint(
                 resume_path,
                 metadata={"identity": identity, "epoch": done, "history": history},
