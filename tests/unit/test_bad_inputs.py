@@ -9,17 +9,8 @@ import torch
 from pderepro.data.io import DataFileError, ensure_free_space, open_netcdf
 from pderepro.stages import run_evaluate, run_generate, run_merge, run_preprocess, run_train
 from pderepro.training.checkpoint import CheckpointError
+from tests.unit.tiny_data import TINY_DATASET, make_raw, preprocess
 
-DATASET = {
-    "name": "burgers",
-    "solver": "burgers",
-    "viscosity": 0.1,
-    "t_final": 0.05,
-    "time_step": 1e-3,
-    "base_resolution": 64,
-    "seed": 3,
-    "grf": {"scale": 625.0, "shift": 25.0, "exponent": 2.0},
-}
 SPEC = {
     "architecture": "fno1d",
     "label": "FNO",
@@ -30,26 +21,15 @@ TRAINING = {"epochs": 1, "batch_size": 4, "checkpoint_every": 1}
 
 @pytest.fixture(scope="module")
 def pipeline(tmp_path_factory):
-    """A tiny dataset taken through generation, merging and preprocessing at s=32."""
+    """A tiny dataset taken through generation, merging and preprocessing at s=32 and 16."""
     d = tmp_path_factory.mktemp("pipe")
-    for split, n in (("train", 8), ("test", 4)):
-        run_generate(
-            dataset=DATASET, split=split, start=0, count=n, output=str(d / f"{split}-0.nc")
-        )
-        run_merge(inputs=[str(d / f"{split}-0.nc")], output=str(d / f"{split}.nc"))
+    make_raw(d, n_train=8, n_test=4)
     for res in (32, 16):
-        run_preprocess(
-            raw_train=str(d / "train.nc"),
-            raw_test=str(d / "test.nc"),
-            resolution=res,
-            out_train=str(d / f"train{res}.nc"),
-            out_test=str(d / f"test{res}.nc"),
-            out_stats=str(d / f"stats{res}.nc"),
-        )
+        preprocess(d, res, f"res{res}")
     return d
 
 
-def _train(d, *, train="train32.nc", stats="stats32.nc", resolution=32, out="ckpt.pt"):
+def _train(d, *, train="res32-train.nc", stats="res32-stats.nc", resolution=32, out="ckpt.pt"):
     run_train(
         train_path=str(d / train),
         stats_path=str(d / stats),
@@ -83,11 +63,11 @@ def test_truncated_netcdf_is_named(pipeline, tmp_path):
 
 
 def test_corrupted_netcdf_is_named(pipeline, tmp_path):
-    data = bytearray((pipeline / "test32.nc").read_bytes())
+    data = bytearray((pipeline / "res32-test.nc").read_bytes())
     data[100:4000] = bytes(3900)  # zero a block inside the HDF5 structures
-    bad = tmp_path / "test32.nc"
+    bad = tmp_path / "res32-test.nc"
     bad.write_bytes(bytes(data))
-    with pytest.raises(DataFileError, match="test32.nc"):
+    with pytest.raises(DataFileError, match="res32-test.nc"):
         open_netcdf(bad)
 
 
@@ -101,28 +81,28 @@ def test_splits_swapped_are_refused(pipeline, tmp_path):
             out_test=str(tmp_path / "b.nc"),
             out_stats=str(tmp_path / "c.nc"),
         )
-    with pytest.raises(DataFileError, match="test32.nc.*split"):
-        _train(pipeline, train="test32.nc")
+    with pytest.raises(DataFileError, match="res32-test.nc.*split"):
+        _train(pipeline, train="res32-test.nc")
 
 
 def test_stats_from_other_data_are_refused(pipeline):
-    with pytest.raises(DataFileError, match="stats16.nc.*other data"):
-        _train(pipeline, stats="stats16.nc")
+    with pytest.raises(DataFileError, match="res16-stats.nc.*other data"):
+        _train(pipeline, stats="res16-stats.nc")
     with pytest.raises(DataFileError, match="resolution 16, expected 32"):
-        _train(pipeline, train="train16.nc")
+        _train(pipeline, train="res16-train.nc")
 
 
 def test_stats_from_the_test_split_are_refused(pipeline, tmp_path):
-    stats = open_netcdf(pipeline / "stats32.nc")
+    stats = open_netcdf(pipeline / "res32-stats.nc")
     stats.attrs["split"] = "test"
     stats.to_netcdf(tmp_path / "stats.nc")
-    shutil.copy(pipeline / "train32.nc", tmp_path / "train32.nc")
+    shutil.copy(pipeline / "res32-train.nc", tmp_path / "res32-train.nc")
     with pytest.raises(DataFileError, match="stats.nc.*split='test'"):
         _train(tmp_path, stats="stats.nc")
 
 
 def test_shards_of_different_datasets_do_not_merge(pipeline, tmp_path):
-    other = {**DATASET, "viscosity": 0.2}
+    other = {**TINY_DATASET, "viscosity": 0.2}
     run_generate(dataset=other, split="train", start=8, count=2, output=str(tmp_path / "x.nc"))
     with pytest.raises(DataFileError, match="x.nc: made with other dataset parameters"):
         run_merge(
@@ -136,7 +116,7 @@ def test_checkpoint_of_another_model_is_refused(pipeline):
     with pytest.raises(CheckpointError, match="ckpt.pt.*model='fno', expected 'fcn'"):
         run_evaluate(
             checkpoint=str(pipeline / "ckpt.pt"),
-            test_path=str(pipeline / "test32.nc"),
+            test_path=str(pipeline / "res32-test.nc"),
             metrics=str(pipeline / "m.csv"),
             predictions=str(pipeline / "p.nc"),
             study="s",
@@ -149,7 +129,7 @@ def test_checkpoint_of_another_model_is_refused(pipeline):
     with pytest.raises(CheckpointError, match="garbage.pt"):
         run_evaluate(
             checkpoint=str(pipeline / "garbage.pt"),
-            test_path=str(pipeline / "test32.nc"),
+            test_path=str(pipeline / "res32-test.nc"),
             metrics=str(pipeline / "m.csv"),
             predictions=str(pipeline / "p.nc"),
             study="s",

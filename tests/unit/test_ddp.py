@@ -5,18 +5,9 @@ import pytest
 import torch
 
 from pderepro.evaluation.predict import load_trained_model
-from pderepro.stages import run_generate, run_merge, run_preprocess, run_train
+from pderepro.stages import run_train
+from tests.unit.tiny_data import make_raw, preprocess
 
-DATASET = {
-    "name": "burgers",
-    "solver": "burgers",
-    "viscosity": 0.1,
-    "t_final": 0.05,
-    "time_step": 1e-3,
-    "base_resolution": 64,
-    "seed": 11,
-    "grf": {"scale": 625.0, "shift": 25.0, "exponent": 2.0},
-}
 SPEC = {
     "architecture": "fno1d",
     "label": "FNO",
@@ -26,25 +17,14 @@ SPEC = {
 
 @pytest.mark.skipif(not torch.distributed.is_available(), reason="torch.distributed missing")
 def test_two_gloo_processes_match_one_process(tmp_path):
-    for split, n in (("train", 24), ("test", 4)):
-        run_generate(
-            dataset=DATASET, split=split, start=0, count=n, output=str(tmp_path / f"{split}-0.nc")
-        )
-        run_merge(inputs=[str(tmp_path / f"{split}-0.nc")], output=str(tmp_path / f"{split}.nc"))
-    run_preprocess(
-        raw_train=str(tmp_path / "train.nc"),
-        raw_test=str(tmp_path / "test.nc"),
-        resolution=64,
-        out_train=str(tmp_path / "p-train.nc"),
-        out_test=str(tmp_path / "p-test.nc"),
-        out_stats=str(tmp_path / "stats.nc"),
-    )
+    make_raw(tmp_path, n_train=24, n_test=4)
+    preprocess(tmp_path, 64, "p")
     histories = {}
     for devices in (1, 2):
         out = tmp_path / f"devices{devices}"
         run_train(
             train_path=str(tmp_path / "p-train.nc"),
-            stats_path=str(tmp_path / "stats.nc"),
+            stats_path=str(tmp_path / "p-stats.nc"),
             checkpoint=str(out / "checkpoint.pt"),
             history=str(out / "history.csv"),
             study="s",

@@ -41,8 +41,9 @@ def load_trained_model(
         resolution=meta["resolution"],
         n_train=meta["n_train"],
     )
-    zeros = dict.fromkeys(("input_mean", "input_std", "target_mean", "target_std"), 1.0)
-    model = NormalisedModel(net, zeros)
+    # placeholder statistics: the real ones are buffers in the state dict loaded next
+    placeholder = dict.fromkeys(("input_mean", "input_std", "target_mean", "target_std"), 1.0)
+    model = NormalisedModel(net, placeholder)
     model.load_state_dict(payload["model"])
     return model.eval(), meta
 
