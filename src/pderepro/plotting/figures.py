@@ -97,7 +97,8 @@ def plot_convergence(table: pd.DataFrame, *paths: str) -> None:
     fig, axes = plt.subplots(1, len(cases), figsize=(4.5 * len(cases), 3.8), squeeze=False)
     for ax, case in zip(axes[0], cases, strict=True):
         rows = table[table["case"] == case]
-        xcol = "dt" if case.endswith("time") else "resolution"
+        # a case varies either the time step or the grid; plot against what varies
+        xcol = "dt" if rows["dt"].nunique() > 1 else "resolution"
         err = rows["max_abs_error"].clip(lower=1e-17)
         ax.loglog(rows[xcol], err, "o-", label=f"{rows['solver'].iloc[0]}")
         if xcol == "dt":

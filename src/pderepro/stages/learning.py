@@ -49,7 +49,12 @@ def _load_pairs(
 def _load_stats(path: str, train: xr.Dataset) -> dict[str, float]:
     """Normalisation statistics, refused unless computed from the train split given."""
     stats = open_netcdf(path, required=STAT_NAMES, expect_attrs={"split": "train"})
-    if stats.attrs.get("data_params") != train.attrs["params"]:
+    if "data_params" not in stats.attrs:
+        raise DataFileError(
+            f"{path}: has no data_params attribute (made by an older pderepro?); remake it "
+            "with `snakemake --forcerun preprocess`"
+        )
+    if stats.attrs["data_params"] != train.attrs["params"]:
         raise DataFileError(
             f"{path}: statistics were computed from other data than the "
             "train split being used (data_params differ)"

@@ -11,6 +11,7 @@ import pandas as pd
 from pderepro.data.io import atomic_write, open_netcdf
 from pderepro.evaluation.summary import render_summary
 from pderepro.evaluation.tables import resolution_table, write_table
+from pderepro.solvers.lorenz96_verification import lorenz96_convergence
 from pderepro.solvers.verification import burgers_convergence
 
 
@@ -49,7 +50,7 @@ def run_validate_solvers(*, csv: str, figures: Sequence[str]) -> None:
     """Convergence of every solver against exact solutions: table and figure."""
     from pderepro.plotting.figures import plot_convergence
 
-    table = burgers_convergence()
+    table = pd.concat([burgers_convergence(), lorenz96_convergence()], ignore_index=True)
     atomic_write(csv, lambda tmp: table.to_csv(tmp, index=False, float_format="%.6g"))
     plot_convergence(table, *figures)
 
