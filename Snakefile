@@ -10,6 +10,7 @@ configfile: "config/config.yaml"
 
 include: "workflow/rules/common.smk"
 include: "workflow/rules/resources.smk"
+include: "workflow/rules/targets.smk"
 include: "workflow/rules/generate.smk"
 include: "workflow/rules/preprocess.smk"
 include: "workflow/rules/train.smk"
