@@ -111,33 +111,27 @@ def test_shards_of_different_datasets_do_not_merge(pipeline, tmp_path):
         )
 
 
+def _evaluate(d, checkpoint, *, model):
+    run_evaluate(
+        checkpoint=str(d / checkpoint),
+        test_path=str(d / "res32-test.nc"),
+        metrics=str(d / "m.csv"),
+        predictions=str(d / "p.nc"),
+        study="s",
+        model=model,
+        resolution=32,
+        seed=0,
+        n_keep=2,
+    )
+
+
 def test_checkpoint_of_another_model_is_refused(pipeline):
     _train(pipeline)
     with pytest.raises(CheckpointError, match="ckpt.pt.*model='fno', expected 'fcn'"):
-        run_evaluate(
-            checkpoint=str(pipeline / "ckpt.pt"),
-            test_path=str(pipeline / "res32-test.nc"),
-            metrics=str(pipeline / "m.csv"),
-            predictions=str(pipeline / "p.nc"),
-            study="s",
-            model="fcn",
-            resolution=32,
-            seed=0,
-            n_keep=2,
-        )
+        _evaluate(pipeline, "ckpt.pt", model="fcn")
     (pipeline / "garbage.pt").write_bytes(b"\x00" * 100)
     with pytest.raises(CheckpointError, match="garbage.pt"):
-        run_evaluate(
-            checkpoint=str(pipeline / "garbage.pt"),
-            test_path=str(pipeline / "res32-test.nc"),
-            metrics=str(pipeline / "m.csv"),
-            predictions=str(pipeline / "p.nc"),
-            study="s",
-            model="fno",
-            resolution=32,
-            seed=0,
-            n_keep=2,
-        )
+        _evaluate(pipeline, "garbage.pt", model="fno")
 
 
 def test_checkpoints_load_without_unpickling_code(pipeline):

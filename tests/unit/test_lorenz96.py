@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import pderepro.solvers.lorenz96 as l96
+from pderepro.solvers import lorenz96_kernel
 from pderepro.solvers.lorenz96 import (
     Lorenz96Problem,
     SolverDivergedError,
@@ -178,7 +179,7 @@ def test_falls_back_to_numpy_without_numba(attractor, monkeypatch, caplog):
     monkeypatch.setitem(sys.modules, "numba", None)  # makes `import numba` fail
     l96._numba_kernel.cache_clear()
     try:
-        with caplog.at_level(logging.WARNING, logger=l96.__name__):
+        with caplog.at_level(logging.WARNING, logger=lorenz96_kernel.__name__):
             run = integrate(x0, y0, Lorenz96Problem(), n_steps=4, save_every=2)
         assert "numba is not installed" in caplog.text
         ref = integrate(x0, y0, Lorenz96Problem(), n_steps=4, save_every=2, backend="numpy")

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import math
 from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
 from pderepro.solvers.lorenz96 import Lorenz96Problem, integrate, quadratic_invariant
-from pderepro.solvers.verification import COLUMNS, ROUNDOFF_FLOOR
+from pderepro.solvers.verification import COLUMNS, observed_orders
 
 logger = logging.getLogger(__name__)
 
@@ -38,17 +37,6 @@ def _advance(
         store_fast=False,
     )  # fmt: skip
     return run.x_final, run.y_final
-
-
-def _orders(errors: Sequence[float], dts: Sequence[float]) -> list[float]:
-    """``log(e_prev / e) / log(dt_prev / dt)``; NaN for the first row and at round-off."""
-    orders = [math.nan]
-    for i in range(1, len(errors)):
-        if min(errors[i - 1], errors[i]) < ROUNDOFF_FLOOR:
-            orders.append(math.nan)
-        else:
-            orders.append(math.log(errors[i - 1] / errors[i]) / math.log(dts[i - 1] / dts[i]))
-    return orders
 
 
 def attractor_state(
@@ -139,7 +127,9 @@ def lorenz96_convergence(
     rows: list[dict[str, object]] = []
 
     def add_rows(case: str, dts: Sequence[float], errors: list[float]) -> None:
-        for dt, err, order in zip(dts, errors, _orders(errors, dts), strict=True):
+        for dt, err, order in zip(
+            dts, errors, observed_orders(errors, [1.0 / dt for dt in dts]), strict=True
+        ):
             rows.append(
                 {
                     "solver": SOLVER,

@@ -35,7 +35,7 @@ def _sine_error(
     return float(np.max(np.abs(u - exact)))
 
 
-def _orders(errors: Sequence[float], refinements: Sequence[float]) -> list[float]:
+def observed_orders(errors: Sequence[float], refinements: Sequence[float]) -> list[float]:
     """``log(e_prev / e) / log(refinement ratio)``; NaN for the first row and round-off."""
     orders = [math.nan]
     for i in range(1, len(errors)):
@@ -109,7 +109,7 @@ def burgers_convergence(
     space_errors = [
         _sine_error(amplitude, viscosity, t_final, int(n), space_time_step) for n in resolutions
     ]
-    space_orders = _orders(space_errors, [float(n) for n in resolutions])
+    space_orders = observed_orders(space_errors, [float(n) for n in resolutions])
     for n, err, order in zip(resolutions, space_errors, space_orders, strict=True):
         rows.append(
             {
@@ -127,7 +127,7 @@ def burgers_convergence(
         for dt in time_steps
     ]
     # Refinement ratio is dt_prev / dt, so feed 1/dt as the "resolution".
-    time_orders = _orders(time_errors, [1.0 / float(dt) for dt in time_steps])
+    time_orders = observed_orders(time_errors, [1.0 / float(dt) for dt in time_steps])
     for dt, err, order in zip(time_steps, time_errors, time_orders, strict=True):
         rows.append(
             {
