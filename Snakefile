@@ -9,6 +9,7 @@ configfile: "config/config.yaml"
 
 
 include: "workflow/rules/common.smk"
+include: "workflow/rules/closure_helpers.smk"
 include: "workflow/rules/resources.smk"
 include: "workflow/rules/targets.smk"
 include: "workflow/rules/generate.smk"
@@ -16,6 +17,7 @@ include: "workflow/rules/preprocess.smk"
 include: "workflow/rules/train.smk"
 include: "workflow/rules/evaluate.smk"
 include: "workflow/rules/figures.smk"
+include: "workflow/rules/closures.smk"
 include: "workflow/rules/report.smk"
 
 

@@ -20,6 +20,8 @@ PRESET_KEYS = {
     "dataset": {"base_resolution", "n_train", "n_test", "shard_size"},
     "resolutions": None,
     "training": {"epochs", "seeds", "checkpoint_every"},
+    "truth": {"spinup_time", "pair_trajectories", "pair_time", "climate_members", "climate_time"},
+    "forecast": {"starts", "members", "lead_time"},
 }
 
 
@@ -141,9 +143,53 @@ def _check_preset(preset: Mapping[str, Any], path: Path) -> None:
                     )
 
 
+def _multiple(value: float, step: float) -> bool:
+    n = round(value / step)
+    return n >= 1 and math.isclose(n * step, value, rel_tol=1e-9)
+
+
+def _check_closure_study(where: str, study: Mapping[str, Any]) -> None:
+    """Cross-key rules of a closure study: setups and time intervals that fit together."""
+    if study["training_setup"] not in study["setups"]:
+        raise ConfigError(
+            f"config key '{where}.training_setup': {study['training_setup']!r} is not one of "
+            f"the setups {sorted(study['setups'])}"
+        )
+    truth, coarse = study["truth"], study["coarse"]
+    checks = [
+        ("truth.save_interval", truth["save_interval"], study["system"]["time_step"]),
+        ("coarse.time_step", coarse["time_step"], truth["save_interval"]),
+        ("truth.climate_save_interval", truth["climate_save_interval"], coarse["time_step"]),
+        ("truth.spinup_time", truth["spinup_time"], truth["climate_save_interval"]),
+        ("truth.climate_time", truth["climate_time"], truth["climate_save_interval"]),
+        ("truth.pair_time", truth["pair_time"], truth["save_interval"]),
+        ("forecast.lead_time", study["forecast"]["lead_time"], truth["climate_save_interval"]),
+        ("online.acf_max_lag", study["online"]["acf_max_lag"], truth["climate_save_interval"]),
+    ]
+    for key, value, step in checks:
+        if not _multiple(value, step):
+            raise ConfigError(f"config key '{where}.{key}': {value} is not a multiple of {step}")
+    if study["online"]["acf_max_lag"] >= truth["climate_time"]:
+        raise ConfigError(
+            f"config key '{where}.online.acf_max_lag': must be shorter than truth.climate_time"
+        )
+    pdf = study["online"]["pdf"]
+    if pdf["low"] >= pdf["high"]:
+        raise ConfigError(f"config key '{where}.online.pdf.low': must be below pdf.high")
+    for key, closure in study["closures"].items():
+        if (closure["kind"] == "polynomial") != ("degree" in closure):
+            raise ConfigError(
+                f"config key '{where}.closures.{key}.degree': required for polynomial "
+                "closures and only for them"
+            )
+
+
 def _check_consistency(study_name: str, study: Mapping[str, Any]) -> None:
     """Cross-key rules that a JSON schema cannot express."""
     where = f"study.{study_name}"
+    if study["kind"] == "closures":
+        _check_closure_study(where, study)
+        return
     base = study["dataset"]["base_resolution"]
     for res in study["resolutions"]:
         if base % res:

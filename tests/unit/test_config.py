@@ -55,16 +55,18 @@ def test_deep_merge_merges_mappings_and_replaces_the_rest():
     }
 
 
-def _study_dir(tmp_path, edit):
-    """A copy of config/ with the Burgers study edited by ``edit(study_dict)``."""
+def _study_dir(tmp_path, edit, name="fno_burgers"):
+    """A copy of config/ with study ``name`` edited by ``edit(study_dict)``."""
     target = tmp_path / "config"
     (target / "studies").mkdir(parents=True)
     (target / "presets").mkdir()
     for p in (ROOT / "config/presets").glob("*.yaml"):
         (target / "presets" / p.name).write_text(p.read_text())
-    study = yaml.safe_load((ROOT / "config/studies/fno_burgers.yaml").read_text())
+    for p in (ROOT / "config/studies").glob("*.yaml"):
+        (target / "studies" / p.name).write_text(p.read_text())
+    study = yaml.safe_load((ROOT / f"config/studies/{name}.yaml").read_text())
     edit(study)
-    (target / "studies/fno_burgers.yaml").write_text(yaml.safe_dump(study))
+    (target / f"studies/{name}.yaml").write_text(yaml.safe_dump(study))
     return target
 
 
@@ -125,12 +127,61 @@ def test_bad_study_config_names_the_key(tmp_path, path, value, key):
         resolve(copy.deepcopy(BASE), config_dir=config_dir)
 
 
+CLOSURE_EDITS = [
+    ("training_setup", "F21", "training_setup"),
+    ("setups.F20", "twenty", "setups.F20"),
+    ("setups.F-1", 5.0, "setups"),
+    ("closures.truth", {"kind": "none"}, "closures"),
+    ("closures.cubic.kind", "quartic", "closures.cubic.kind"),
+    ("closures.cubic.degree", None, "closures.cubic.degree"),
+    ("closures.mlp.degree", 3, "closures.mlp.degree"),
+    ("closures.fno.hparams.hidden", [0], "closures.fno.hparams.hidden.0"),
+    ("closures.cubic_ar1.noise", "ar2", "closures.cubic_ar1.noise"),
+    ("coarse.target", "instant", "coarse.target"),
+    ("coarse.time_step", 0.0052, "coarse.time_step"),
+    ("truth.save_interval", 0.0015, "truth.save_interval"),
+    ("online.acf_max_lag", 1000.0, "online.acf_max_lag"),
+    ("online.pdf.low", 50.0, "online.pdf.low"),
+    ("system.K", 3, "system.K"),
+    ("split.gap_time", -1.0, "split.gap_time"),
+    ("training.loss", "l1", "training.loss"),
+]
+
+
+@pytest.mark.parametrize(("path", "value", "key"), CLOSURE_EDITS)
+def test_bad_closure_study_config_names_the_key(tmp_path, path, value, key):
+    def edit(study):
+        _set(path, value)(study)
+        if value is None:  # delete the key
+            node = study
+            for part in path.split(".")[:-1]:
+                node = node[part]
+            del node[path.split(".")[-1]]
+
+    config_dir = _study_dir(tmp_path, edit, name="l96_closures")
+    with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
+        resolve(copy.deepcopy(BASE), config_dir=config_dir)
+
+
+def test_closure_study_presets_size_the_runs():
+    quick = resolve({**BASE, "preset": "quick"})["study"]["l96_closures"]
+    paper = resolve({**BASE, "preset": "paper"})["study"]["l96_closures"]
+    # the noise floor needs at least 20 members x 250 time units (issue 4)
+    assert quick["truth"]["climate_members"] >= 20 and quick["truth"]["climate_time"] >= 250
+    truth = paper["truth"]
+    assert truth["pair_trajectories"] * truth["pair_time"] == 20_000  # Gagne et al.
+    assert paper["forecast"]["starts"] == 300 and paper["forecast"]["members"] == 40
+
+
 def test_a_preset_that_sets_science_is_rejected(tmp_path):
     config_dir = _study_dir(tmp_path, lambda s: None)
     (config_dir / "presets/quick.yaml").write_text(
         "fno_burgers:\n  training: {learning_rate: 0.1}\n"
     )
     with pytest.raises(ConfigError, match="learning_rate"):
+        resolve(copy.deepcopy(BASE), config_dir=config_dir)
+    (config_dir / "presets/quick.yaml").write_text("l96_closures:\n  setups: {F30: 30.0}\n")
+    with pytest.raises(ConfigError, match="setups"):
         resolve(copy.deepcopy(BASE), config_dir=config_dir)
 
 

@@ -10,7 +10,16 @@ from tests.workflow.helpers import ROOT, copy_workflow, planned_jobs, snakemake
 
 def _expected(n_train_shards, n_test_shards, resolutions, seeds, models=3, baselines=1):
     runs = models * resolutions * seeds
+    setups, closures = 4, 5  # l96_closures: F20, F16, F18, F24; none .. fno
     return {
+        "generate_truth": 2 * setups,  # a pairs and a climate run per setup
+        "coarse_grain": setups,
+        "fit_closure": closures,
+        "evaluate_offline": closures,
+        "evaluate_online": closures,
+        "truth_floor": 1,
+        "closure_tables": 1,
+        "plot_closures": 1,
         "generate_shard": n_train_shards + n_test_shards,
         "merge_shards": 2,
         "preprocess": resolutions,

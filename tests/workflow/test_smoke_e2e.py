@@ -2,6 +2,7 @@
 
 import math
 
+import numpy as np
 import pandas as pd
 import pytest
 import xarray as xr
@@ -37,21 +38,63 @@ def test_figures_and_summary_exist(smoke_run):
     assert "nan" not in (smoke_run / f"{STUDY}/tables/resolution.md").read_text()
 
 
-def test_changing_an_fno_hyperparameter_reruns_only_fno_jobs(smoke_run):
-    study = smoke_run / "config/studies/fno_burgers.yaml"
-    original = study.read_text()
-    study.write_text(original.replace("width: 64", "width: 32"))
+def _planned_after_edit(workdir, study, old, new):
+    """Jobs a dry run plans after replacing ``old`` by ``new`` in a study file."""
+    path = workdir / f"config/studies/{study}.yaml"
+    original = path.read_text()
+    assert old in original
+    path.write_text(original.replace(old, new))
     try:
-        result = snakemake("-n", "--config", "preset=smoke", cwd=smoke_run)
+        result = snakemake("-n", "--config", "preset=smoke", cwd=workdir)
     finally:
-        study.write_text(original)
+        path.write_text(original)
     assert result.returncode == 0, result.stderr
-    assert planned_jobs(result.stdout) == {
+    return planned_jobs(result.stdout)
+
+
+def test_changing_an_fno_hyperparameter_reruns_only_fno_jobs(smoke_run):
+    assert _planned_after_edit(smoke_run, "fno_burgers", "width: 64", "width: 32") == {
         "train_model": 2,
         "evaluate_model": 2,
         "make_table": 1,
         "plot_resolution": 1,
         "plot_samples": 1,
+        "summary": 1,
+        "all": 1,
+    }
+
+
+CLOSURES = "results/l96_closures"
+
+
+def test_closure_tables_hold_every_closure_setup_and_the_noise_floor(smoke_run):
+    offline = pd.read_csv(smoke_run / f"{CLOSURES}/tables/offline.csv")
+    online = pd.read_csv(smoke_run / f"{CLOSURES}/tables/online.csv")
+    assert list(offline.columns) == ["closure", "setup", "r2", "rmse"]
+    assert list(online.columns) == [
+        "closure", "setup", "hellinger", "kl", "wasserstein", "acf_rmse",
+        "forecast_rmse_1mtu", "blowups",
+    ]  # fmt: skip
+    setups, closures = {"F20", "F16", "F18", "F24"}, {"none", "cubic", "cubic_ar1", "mlp", "fno"}
+    assert set(offline["setup"]) == setups and set(offline["closure"]) == closures
+    assert set(online["closure"]) == closures | {"truth"}
+    assert len(online) == len(setups) * (len(closures) + 1)
+    metrics = online[["hellinger", "kl", "wasserstein", "acf_rmse"]]
+    assert np.isfinite(metrics.to_numpy()).all() and np.isfinite(offline["rmse"]).all()
+    for name in ("climate_pdfs", "autocorrelation", "forecast_skill", "offline_fit"):
+        assert (smoke_run / f"{CLOSURES}/figures/{name}.png").stat().st_size > 1000
+    summary = (smoke_run / "results/summary.md").read_text()
+    assert "l96_closures" in summary and "noise floor" in summary
+
+
+def test_changing_a_closure_hyperparameter_reruns_only_that_closure(smoke_run):
+    planned = _planned_after_edit(smoke_run, "l96_closures", "hidden: [32, 32]", "hidden: [16]")
+    assert planned == {
+        "fit_closure": 1,
+        "evaluate_offline": 1,
+        "evaluate_online": 1,
+        "closure_tables": 1,
+        "plot_closures": 1,
         "summary": 1,
         "all": 1,
     }

@@ -26,7 +26,9 @@ if CONFIG["dask"]["scheduler_address"]:
     os.environ[DASK_SCHEDULER_ENV] = CONFIG["dask"]["scheduler_address"]
 
 STUDIES = {name: CONFIG["study"][name] for name in CONFIG["studies"]}
-DATASETS = {study["dataset"]["name"]: study["dataset"] for study in STUDIES.values()}
+# resolution studies (kind: resolution) train models on datasets at several resolutions
+RESOLUTION_STUDIES = {n: s for n, s in STUDIES.items() if s["kind"] == "resolution"}
+DATASETS = {s["dataset"]["name"]: s["dataset"] for s in RESOLUTION_STUDIES.values()}
 SPLITS = ["train", "test"]
 ENV = "../../envs/pderepro.yaml"
 

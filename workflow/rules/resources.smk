@@ -64,3 +64,77 @@ def train_runtime(wildcards):
 def train_devices(wildcards):
     """GPUs (or CPU processes) of a training job: its `training.devices`."""
     return model_training(STUDIES[wildcards.study], wildcards.model)["devices"]
+
+
+# ---- closure studies -------------------------------------------------------------------
+# Lorenz-96 truth: about 5e-6 s per trajectory and RK4 step on one core (numba)
+L96_S_PER_TRAJ_STEP = 5e-6
+# network closure fits: about 6e-5 s per training ring and epoch (FNO, one core)
+CLOSURE_S_PER_RING_EPOCH = 6e-5
+# coarse model with the FNO closure: about 2e-3 s per step of a batch of 100 runs
+ONLINE_S_PER_STEP = 2e-3
+
+
+def _truth_members_time(study, role):
+    truth = study["truth"]
+    if role == "pairs":
+        return truth["pair_trajectories"], truth["pair_time"], truth["save_interval"]
+    return (
+        2 * truth["climate_members"],
+        truth["climate_time"],
+        truth["climate_save_interval"],
+    )
+
+
+def truth_mem_mb(wildcards):
+    study = CLOSURE_STUDIES[wildcards.study]
+    members, time, interval = _truth_members_time(study, wildcards.role)
+    K, J = study["system"]["K"], study["system"]["J"]
+    per_state = K * (J + 1 if wildcards.role == "pairs" else 1)
+    # float32 run plus the NetCDF writer's copy
+    return BASE_MB + int(2 * 4 * members * time / interval * per_state / BYTES_PER_MB)
+
+
+def truth_runtime(wildcards):
+    study = CLOSURE_STUDIES[wildcards.study]
+    members, time, _ = _truth_members_time(study, wildcards.role)
+    n_steps = (time + study["truth"]["spinup_time"]) / study["system"]["time_step"]
+    return _minutes(members * n_steps * L96_S_PER_TRAJ_STEP)
+
+
+def _train_rings(study):
+    truth = study["truth"]
+    return (
+        truth["pair_trajectories"] * truth["pair_time"] / study["coarse"]["time_step"]
+    )
+
+
+def coarse_grain_mem_mb(wildcards):
+    # dask streams chunks of 2000 saved times; each split is written from them
+    study = CLOSURE_STUDIES[wildcards.study]
+    return BASE_MB + int(
+        3 * 4 * _train_rings(study) * study["system"]["K"] / BYTES_PER_MB
+    )
+
+
+def closure_mem_mb(wildcards):
+    study = CLOSURE_STUDIES[wildcards.study]
+    truth = study["truth"]
+    climate = 2 * truth["climate_members"] * truth["climate_time"]
+    climate *= len(study["setups"]) / truth["climate_save_interval"]
+    states = 3 * _train_rings(study) + 2 * climate
+    return BASE_MB + int(4 * 4 * states * study["system"]["K"] / BYTES_PER_MB)
+
+
+def closure_fit_runtime(wildcards):
+    study = CLOSURE_STUDIES[wildcards.study]
+    epochs = study["training"]["epochs"]
+    return _minutes(epochs * _train_rings(study) * CLOSURE_S_PER_RING_EPOCH)
+
+
+def online_runtime(wildcards):
+    study = CLOSURE_STUDIES[wildcards.study]
+    truth, forecast = study["truth"], study["forecast"]
+    dt = study["coarse"]["time_step"]
+    steps = (truth["climate_time"] + truth["spinup_time"] + forecast["lead_time"]) / dt
+    return _minutes(steps * ONLINE_S_PER_STEP)

@@ -5,6 +5,17 @@ FIGURE_FORMATS = ["png", "pdf"]
 
 
 def study_targets(study):
+    if study in CLOSURE_STUDIES:
+        return [
+            f"results/{study}/tables/{kind}.{ext}"
+            for kind in ("offline", "online")
+            for ext in ("csv", "md")
+        ] + expand(
+            "results/{study}/figures/{name}.{ext}",
+            study=study,
+            name=CLOSURE_FIGURES,
+            ext=FIGURE_FORMATS,
+        )
     return [
         f"results/{study}/tables/resolution.csv",
         f"results/{study}/tables/resolution.md",
@@ -37,7 +48,23 @@ def all_targets():
 def benchmark_files(wildcards):
     """Benchmark files of every job upstream of the summary (wall time per stage)."""
     files = []
-    for name, study in STUDIES.items():
+    for name, study in CLOSURE_STUDIES.items():
+        for setup in study["setups"]:
+            files += expand(
+                "results/benchmarks/generate_truth/{study}/{setup}/{role}.tsv",
+                study=name,
+                setup=setup,
+                role=TRUTH_ROLES,
+            )
+            files.append(f"results/benchmarks/coarse_grain/{name}/{setup}.tsv")
+        for stage in ("fit_closure", "evaluate_online"):
+            files += expand(
+                "results/benchmarks/{stage}/{study}/{closure}.tsv",
+                stage=stage,
+                study=name,
+                closure=closure_keys(name),
+            )
+    for name, study in RESOLUTION_STUDIES.items():
         dataset = study["dataset"]
         for split in SPLITS:
             count = n_shards(dataset[f"n_{split}"], dataset["shard_size"])
@@ -64,14 +91,18 @@ def benchmark_files(wildcards):
 
 def summary_studies(wildcards):
     """Per study: title, table and metrics paths, for results/summary.md."""
-    return {
-        name: {
+    studies = {}
+    for name, study in STUDIES.items():
+        if name in CLOSURE_STUDIES:  # fitted and run on the CPU: no device column
+            tables, metrics = ["offline", "online"], []
+        else:
+            tables, metrics = ["resolution"], metric_files(Namespace(study=name))
+        studies[name] = {
             "title": study["title"],
-            "tables": [f"results/{name}/tables/resolution.md"],
-            "metrics": metric_files(Namespace(study=name)),
+            "tables": [f"results/{name}/tables/{t}.md" for t in tables],
+            "metrics": metrics,
         }
-        for name, study in STUDIES.items()
-    }
+    return studies
 
 
 def summary_inputs(wildcards):

@@ -48,7 +48,8 @@ def render_summary(
         Preset the results were made with.
     studies : mapping
         ``{study: {"title": str, "tables": [md paths], "metrics": [csv paths]}}``; the
-        devices are read from the metrics files, so they name where training really ran.
+        devices are read from the metrics files (a ``device`` column), so they name where
+        training really ran; studies without such files get no device line.
     validation_table : path, optional
         ``results/validation/solvers.csv``.
     benchmark_files : sequence of path
@@ -76,7 +77,9 @@ def render_summary(
         ]
     for study, info in studies.items():
         devices = sorted({d for f in info["metrics"] for d in pd.read_csv(f)["device"].dropna()})
-        lines += [f"## {study}: {info['title']}", "", f"Device(s): {', '.join(devices)}", ""]
+        lines += [f"## {study}: {info['title']}", ""]
+        if devices:
+            lines += [f"Device(s): {', '.join(devices)}", ""]
         for table_path in info["tables"]:
             lines += [Path(table_path).read_text().rstrip(), ""]
     times = stage_times(benchmark_files)

@@ -87,3 +87,38 @@ def write_table(
     shown = table.astype(object).where(table.notna(), None)  # empty cells, not "nan"
     markdown = shown.to_markdown(index=False, floatfmt=".4g", missingval="") + f"\n\n{caption}\n"
     atomic_write(md_path, lambda tmp: Path(tmp).write_text(markdown))
+
+
+#: Columns of the closure tables, in order.
+OFFLINE_COLUMNS = ["closure", "setup", "r2", "rmse"]
+ONLINE_COLUMNS = [
+    "closure",
+    "setup",
+    "hellinger",
+    "kl",
+    "wasserstein",
+    "acf_rmse",
+    "forecast_rmse_1mtu",
+    "blowups",
+]
+
+
+def closure_table(frames: Sequence[pd.DataFrame], columns: Sequence[str]) -> pd.DataFrame:
+    """Stack per-closure metrics: setups in order of first appearance, closures as given.
+
+    Parameters
+    ----------
+    frames : sequence of pandas.DataFrame
+        One per closure (and the truth floor), each with a ``closure`` and ``setup`` column.
+    columns : sequence of str
+        Columns to keep, e.g. :data:`ONLINE_COLUMNS`.
+    """
+    table = pd.concat(frames, ignore_index=True)
+    setups = list(dict.fromkeys(table["setup"]))
+    closures = list(dict.fromkeys(table["closure"]))
+    table = table.sort_values(
+        ["setup", "closure"],
+        key=lambda c: c.map((setups if c.name == "setup" else closures).index),
+        kind="stable",
+    )
+    return table[list(columns)].reset_index(drop=True)

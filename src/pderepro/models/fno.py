@@ -36,6 +36,10 @@ class FNO1d(nn.Module):
         Number of Fourier layers (paper: 4).
     projection : int
         Hidden width of the projection MLP (paper: 128).
+    grid : bool
+        Append the coordinate ``x_j`` as an input channel (the paper's choice). Without it
+        the model is equivariant under cyclic shifts, as a closure on the Lorenz-96 ring
+        should be.
 
     Notes
     -----
@@ -43,7 +47,12 @@ class FNO1d(nn.Module):
     """
 
     def __init__(
-        self, modes: int = 16, width: int = 64, layers: int = 4, projection: int = 128
+        self,
+        modes: int = 16,
+        width: int = 64,
+        layers: int = 4,
+        projection: int = 128,
+        grid: bool = True,
     ) -> None:
         super().__init__()
         if min(modes, width, layers, projection) < 1:
@@ -52,7 +61,8 @@ class FNO1d(nn.Module):
         self.width = width
         self.layers = layers
         self.projection = projection
-        self.lift = nn.Linear(2, width)
+        self.grid = bool(grid)
+        self.lift = nn.Linear(2 if self.grid else 1, width)
         self.spectral = nn.ModuleList(SpectralConv1d(width, width, modes) for _ in range(layers))
         self.pointwise = nn.ModuleList(nn.Conv1d(width, width, 1) for _ in range(layers))
         self.proj_hidden = nn.Linear(width, projection)
@@ -65,6 +75,7 @@ class FNO1d(nn.Module):
             "width": self.width,
             "layers": self.layers,
             "projection": self.projection,
+            "grid": self.grid,
         }
 
     def forward(self, u: Tensor) -> Tensor:
@@ -80,8 +91,11 @@ class FNO1d(nn.Module):
         Tensor, shape (batch, n)
         """
         batch, n = u.shape
-        grid = torch.arange(n, device=u.device, dtype=u.dtype) / n  # (n,)
-        v = torch.stack([u, grid.expand(batch, n)], dim=-1)  # (batch, n, 2)
+        if self.grid:
+            coords = torch.arange(n, device=u.device, dtype=u.dtype) / n  # (n,)
+            v = torch.stack([u, coords.expand(batch, n)], dim=-1)  # (batch, n, 2)
+        else:
+            v = u.unsqueeze(-1)  # (batch, n, 1)
         v = self.lift(v).transpose(1, 2)  # (batch, width, n)
         for i, (spectral, pointwise) in enumerate(zip(self.spectral, self.pointwise, strict=True)):
             v = spectral(v) + pointwise(v)  # (batch, width, n)

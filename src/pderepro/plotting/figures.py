@@ -91,27 +91,38 @@ def plot_samples_1d(predictions: Sequence[xr.Dataset], *paths: str, n_samples: i
 
 
 def plot_convergence(table: pd.DataFrame, *paths: str) -> None:
-    """Solver verification: max error against grid size and against time step."""
+    """Solver verification: error against grid size or time step, one panel per case.
+
+    A dashed line of the rounded observed order (from the finest pair) is drawn where
+    the case has one.
+    """
     apply_theme()
-    cases = list(dict.fromkeys(table["case"]))
-    fig, axes = plt.subplots(1, len(cases), figsize=(4.5 * len(cases), 3.8), squeeze=False)
-    for ax, case in zip(axes[0], cases, strict=True):
-        rows = table[table["case"] == case]
+    cases = list(dict.fromkeys(zip(table["solver"], table["case"], strict=True)))
+    columns = min(4, len(cases))
+    rows_n = -(-len(cases) // columns)
+    fig, axes = plt.subplots(rows_n, columns, figsize=(4.5 * columns, 3.8 * rows_n), squeeze=False)
+    for ax, (solver, case) in zip(axes.flat, cases, strict=False):
+        rows = table[(table["solver"] == solver) & (table["case"] == case)]
         # a case varies either the time step or the grid; plot against what varies
         xcol = "dt" if rows["dt"].nunique() > 1 else "resolution"
         err = rows["max_abs_error"].clip(lower=1e-17)
-        ax.loglog(rows[xcol], err, "o-", label=f"{rows['solver'].iloc[0]}")
-        if xcol == "dt":
-            dt = rows["dt"].to_numpy()
-            ref = err.iloc[-1] * (dt / dt[-1]) ** 4
-            ax.loglog(dt, ref, "k--", lw=1, label="slope 4")
+        ax.loglog(rows[xcol], err, "o-", label=solver)
+        order = rows["observed_order"].iloc[-1]
+        if np.isfinite(order) and round(order) > 0:
+            x = rows[xcol].to_numpy(dtype=float)
+            sign = 1 if xcol == "dt" else -1  # error falls with dt, and with 1/grid points
+            ref = err.iloc[-1] * (x / x[-1]) ** (sign * round(order))
+            ax.loglog(x, ref, "k--", lw=1, label=f"slope {round(order)}")
         ax.set(
             xlabel="time step" if xcol == "dt" else "grid points",
-            ylabel="max abs error",
+            ylabel="error",
             title=case,
         )
+        ax.title.set_fontsize("small")
         ax.xaxis.set_minor_formatter(plt.NullFormatter())
         ax.legend(fontsize="small")
+    for ax in list(axes.flat)[len(cases) :]:
+        ax.set_visible(False)
     if np.isfinite(axes[0, 0].get_ylim()).all():
         fig.tight_layout()
     save_figure(fig, *paths)

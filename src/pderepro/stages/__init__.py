@@ -5,9 +5,18 @@ Snakemake. Inputs are checked against the provenance attributes they were made w
 and outputs are written atomically.
 """
 
+from pderepro.stages.closures import (
+    run_coarse_grain,
+    run_fit_closure,
+    run_generate_truth,
+    run_offline,
+)
 from pderepro.stages.data import run_generate, run_merge, run_preprocess
 from pderepro.stages.learning import run_baseline, run_evaluate, run_train
+from pderepro.stages.online import run_online, run_truth_floor
 from pderepro.stages.reporting import (
+    run_closure_tables,
+    run_plot_closures,
     run_plot_resolution,
     run_plot_samples,
     run_summary,
@@ -17,6 +26,14 @@ from pderepro.stages.reporting import (
 
 __all__ = [
     "run_baseline",
+    "run_closure_tables",
+    "run_coarse_grain",
+    "run_fit_closure",
+    "run_generate_truth",
+    "run_offline",
+    "run_online",
+    "run_plot_closures",
+    "run_truth_floor",
     "run_evaluate",
     "run_generate",
     "run_merge",

@@ -9,9 +9,18 @@ from typing import Any
 import pandas as pd
 
 from pderepro.data.io import atomic_write, open_netcdf
+from pderepro.evaluation.climate import KL_FLOOR
 from pderepro.evaluation.summary import render_summary
-from pderepro.evaluation.tables import resolution_table, write_table
+from pderepro.evaluation.tables import (
+    OFFLINE_COLUMNS,
+    ONLINE_COLUMNS,
+    closure_table,
+    resolution_table,
+    write_table,
+)
+from pderepro.solvers.darcy_verification import darcy_convergence
 from pderepro.solvers.lorenz96_verification import lorenz96_convergence
+from pderepro.solvers.navier_stokes_verification import navier_stokes_verification
 from pderepro.solvers.verification import burgers_convergence
 
 
@@ -46,11 +55,82 @@ def run_plot_samples(*, predictions: Sequence[str], figures: Sequence[str], n_sa
     plot_samples_1d([open_netcdf(p) for p in predictions], *figures, n_samples=n_samples)
 
 
+def run_closure_tables(
+    *,
+    offline: Sequence[str],
+    online: Sequence[str],
+    outputs: Mapping[str, str],
+    online_settings: Mapping[str, Any],
+) -> None:
+    """The offline (R^2, RMSE of U) and online (climate, forecast, stability) tables."""
+    off = closure_table([pd.read_csv(p) for p in offline], OFFLINE_COLUMNS)
+    write_table(
+        off,
+        outputs["offline_csv"],
+        outputs["offline_md"],
+        caption="Offline skill on each setup's test block: R^2 and RMSE of the closure "
+        "target U (units of dX/dt); closures were fitted at the training setup only.",
+    )
+    frames = [pd.read_csv(p) for p in online]
+    members = int(max(f["members"].max() for f in frames))
+    pdf = online_settings["pdf"]
+    width = (pdf["high"] - pdf["low"]) / pdf["bins"]
+    caption = (
+        "Online: each closure coupled into the coarse model, "
+        f"{members} climate runs per setup against a truth ensemble of the same size; "
+        "the `truth` rows score a second, independent truth ensemble (the noise floor). "
+        "Hellinger distance H = sqrt(1/2 sum (sqrt p - sqrt q)^2) (with the square root; "
+        f"Gagne et al. report H^2) on {pdf['bins']} bins of width {width:g} over "
+        f"[{pdf['low']:g}, {pdf['high']:g}]; KL(truth || model) in nats with the model PDF "
+        f"floored at {KL_FLOOR:g}; Wasserstein-1 in units of X; acf_rmse: RMS difference "
+        f"of the autocorrelation of X up to lag {online_settings['acf_max_lag']:g}; "
+        f"forecast_rmse_1mtu: ensemble-mean RMSE at lead {online_settings['forecast_lead']:g}"
+        f" time units; blowups: climate runs (of {members}) that left |X| <= "
+        f"{online_settings['blowup_threshold']:g}, scored on the rest."
+    )
+    write_table(
+        closure_table(frames, ONLINE_COLUMNS),
+        outputs["online_csv"],
+        outputs["online_md"],
+        caption=caption,
+    )
+
+
+def run_plot_closures(
+    *,
+    offline: Sequence[str],
+    online: Sequence[str],
+    table: str,
+    outputs: Mapping[str, str],
+    title: str,
+    training_setup: str,
+    forcings: Mapping[str, float],
+) -> None:
+    """Every figure of a closure study from the offline and online curves and table."""
+    from pderepro.plotting.closures import plot_closure_figures
+
+    plot_closure_figures(
+        [open_netcdf(p) for p in offline],
+        [open_netcdf(p) for p in online],
+        pd.read_csv(table),
+        outputs,
+        title=title,
+        training_setup=training_setup,
+        forcings=forcings,
+    )
+
+
 def run_validate_solvers(*, csv: str, figures: Sequence[str]) -> None:
     """Convergence of every solver against exact solutions: table and figure."""
     from pderepro.plotting.figures import plot_convergence
 
-    table = pd.concat([burgers_convergence(), lorenz96_convergence()], ignore_index=True)
+    studies = [
+        burgers_convergence,
+        lorenz96_convergence,
+        darcy_convergence,
+        navier_stokes_verification,
+    ]
+    table = pd.concat([study() for study in studies], ignore_index=True)
     atomic_write(csv, lambda tmp: table.to_csv(tmp, index=False, float_format="%.6g"))
     plot_convergence(table, *figures)
 

@@ -21,6 +21,16 @@ from pderepro.training.checkpoint import CheckpointError, load_checkpoint, save_
 log = logging.getLogger(__name__)
 
 
+def _mean_squared_error(pred: torch.Tensor, true: torch.Tensor) -> torch.Tensor:
+    return (pred - true).square().flatten(1).mean(dim=1)  # (batch,)
+
+
+#: Per-sample losses ``(batch, *grid) -> (batch,)``, summed over a batch as the paper does,
+#: and the column of the training history that records each.
+LOSSES = {"relative_l2": relative_l2, "mse": _mean_squared_error}
+HISTORY_COLUMNS = {"relative_l2": "train_rel_l2", "mse": "train_mse"}
+
+
 class TrainingDivergedError(RuntimeError):
     """The training loss became NaN or infinite."""
 
@@ -45,6 +55,9 @@ class TrainingConfig:
         Epochs between resumable checkpoints.
     amp_bf16 : bool
         bf16 autocast on CUDA (ignored on CPU).
+    loss : str
+        ``relative_l2`` (per-sample relative L2, the FNO paper's loss) or ``mse`` (mean
+        squared error per sample, for closures whose targets pass through zero).
     devices : int
         Processes training together with DistributedDataParallel (GPUs, or CPU
         processes with gloo); each takes its share of every batch.
@@ -60,6 +73,11 @@ class TrainingConfig:
     checkpoint_every: int = 10
     amp_bf16: bool = False
     devices: int = 1
+    loss: str = "relative_l2"
+
+    def __post_init__(self) -> None:
+        if self.loss not in LOSSES:
+            raise ValueError(f"training.loss: unknown {self.loss!r}; use one of {sorted(LOSSES)}")
 
     @classmethod
     def from_mapping(cls, cfg: Mapping[str, Any]) -> TrainingConfig:
@@ -142,7 +160,7 @@ def train(
     rank: int = 0,
     world_size: int = 1,
 ) -> list[dict[str, float]]:
-    """Train ``model`` in place with Adam and relative-L2 loss, resuming when possible.
+    """Train ``model`` in place with Adam and ``cfg.loss``, resuming when possible.
 
     Parameters
     ----------
@@ -170,7 +188,7 @@ def train(
     Returns
     -------
     list of dict
-        One row per epoch: ``epoch, train_rel_l2, lr, seconds``.
+        One row per epoch: ``epoch, train_rel_l2`` (or ``train_mse``), ``lr, seconds``.
     """
     resume_path = Path(resume_path)
     model.to(device)
@@ -201,6 +219,7 @@ def train(
             model, device_ids=[device] if device.type == "cuda" else None
         )
     use_amp = cfg.amp_bf16 and device.type == "cuda"
+    loss_fn, loss_key = LOSSES[cfg.loss], HISTORY_COLUMNS[cfg.loss]
     bar = tqdm(
         range(start_epoch, cfg.epochs),
         initial=start_epoch,
@@ -218,7 +237,7 @@ def train(
             batch = order[first : first + cfg.batch_size][rank::world_size]
             with torch.autocast(device_type=device.type, dtype=torch.bfloat16, enabled=use_amp):
                 pred = forward(inputs[batch])  # (batch, *grid)
-            loss = relative_l2(pred.float(), targets[batch]).sum()  # summed, as the paper
+            loss = loss_fn(pred.float(), targets[batch]).sum()  # summed, as the paper
             optimizer.zero_grad(set_to_none=True)
             (loss * world_size).backward()  # DDP averages gradients over ranks
             optimizer.step()
@@ -231,12 +250,12 @@ def train(
         scheduler.step()
         row = {
             "epoch": epoch + 1,
-            "train_rel_l2": total / n,
+            loss_key: total / n,
             "lr": lr,
             "seconds": time.perf_counter() - tic,
         }
         history.append(row)
-        bar.set_postfix(loss=f"{row['train_rel_l2']:.3e}", lr=f"{lr:.1e}", refresh=False)
+        bar.set_postfix(loss=f"{row[loss_key]:.3e}", lr=f"{lr:.1e}", refresh=False)
         log.debug("epoch %d: %s", epoch + 1, row)
         done = epoch + 1
         if done % cfg.checkpoint_every == 0 and done < cfg.epochs and rank == 0:

@@ -1,0 +1,149 @@
+"""Figures of a closure study; they read evaluated curves and tables only, never closures."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import seaborn as sns
+import xarray as xr
+
+from pderepro.plotting.style import apply_theme, save_figure
+
+TRUTH_STYLE = {"color": "black", "linewidth": 2.0, "zorder": 5}
+
+
+def _palette(labels: Sequence[str]) -> dict[str, tuple]:
+    return dict(zip(labels, sns.color_palette(n_colors=len(labels)), strict=True))
+
+
+def _save(fig: plt.Figure, outputs: Mapping[str, str], name: str) -> None:
+    save_figure(fig, outputs[f"{name}_png"], outputs[f"{name}_pdf"])
+
+
+def _panels(n: int, width: float = 3.6) -> tuple[plt.Figure, np.ndarray]:
+    fig, axes = plt.subplots(1, n, figsize=(width * n, 3.4), squeeze=False)
+    return fig, axes[0]
+
+
+def _per_setup(
+    online: Sequence[xr.Dataset],
+    outputs: Mapping[str, str],
+    title: str,
+    *,
+    name: str,
+    x: str,
+    y: str,
+    labels: tuple[str, str],
+    density: bool = False,
+) -> None:
+    """One panel per setup: the truth's ``<y>_truth`` (black) and every closure's ``<y>``."""
+    models = [ds for ds in online if ds.attrs["closure"] != "truth"]
+    colours = _palette([ds.attrs["label"] for ds in models])
+    setups = list(online[0]["setup"].to_numpy())
+    fig, axes = _panels(len(setups))
+    for ax, setup in zip(axes, setups, strict=True):
+        first = online[0].sel(setup=setup)
+        scale = float(np.diff(first[x])[0]) if density else 1.0  # mass per bin -> density
+        ax.plot(first[x], first[f"{y}_truth"] / scale, label="truth", **TRUTH_STYLE)
+        for ds in models:
+            curve = ds.sel(setup=setup)
+            ax.plot(curve[x], curve[y] / scale, label=ds.attrs["label"],
+                    color=colours[ds.attrs["label"]])  # fmt: skip
+        ax.set(title=setup, xlabel=labels[0], ylabel=labels[1])
+    axes[-1].legend(fontsize="small")
+    fig.suptitle(title, fontsize="medium")
+    _save(fig, outputs, name)
+
+
+def plot_climate_pdfs(online: Sequence[xr.Dataset], outputs: Mapping[str, str], title: str):
+    """PDF of X per setup: truth (black) against every closure."""
+    _per_setup(online, outputs, title, name="climate_pdfs", x="x_value", y="pdf",
+               labels=("X", "probability density"), density=True)  # fmt: skip
+
+
+def plot_autocorrelation(online: Sequence[xr.Dataset], outputs: Mapping[str, str], title: str):
+    """Autocorrelation of X against lag per setup, truth against closures."""
+    _per_setup(online, outputs, title, name="autocorrelation", x="lag", y="acf",
+               labels=("lag (time units)", "autocorrelation of X"))  # fmt: skip
+
+
+def plot_forecast_skill(
+    online: Sequence[xr.Dataset], outputs: Mapping[str, str], title: str, setup: str
+):
+    """Forecast RMSE (solid) and ensemble spread (dashed) against lead time."""
+    models = [ds for ds in online if ds.attrs["closure"] != "truth"]
+    colours = _palette([ds.attrs["label"] for ds in models])
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for ds in models:
+        curve, colour = ds.sel(setup=setup), colours[ds.attrs["label"]]
+        ax.plot(curve["lead"], curve["forecast_rmse"], color=colour, label=ds.attrs["label"])
+        if np.nanmax(curve["forecast_spread"]) > 0:
+            ax.plot(curve["lead"], curve["forecast_spread"], color=colour, linestyle="--",
+                    label=f"{ds.attrs['label']} (spread)")  # fmt: skip
+    ax.set(xlabel="lead time (time units)", ylabel="RMSE of X", title=f"{title}\n{setup}")
+    ax.legend(fontsize="small")
+    _save(fig, outputs, "forecast_skill")
+
+
+def plot_offline_fit(offline: Sequence[xr.Dataset], outputs: Mapping[str, str], title: str):
+    """Test-block U against X with each local closure's curve; non-local ones as points."""
+    colours = _palette([ds.attrs["label"] for ds in offline])
+    fig, ax = plt.subplots(figsize=(6, 4.5))
+    first = offline[0]
+    ax.scatter(first["x_test"], first["u_test"], s=2, color="0.6", alpha=0.5, label="truth")
+    for ds in offline:
+        colour = colours[ds.attrs["label"]]
+        if np.isfinite(ds["curve"]).any():
+            ax.plot(ds["x_value"], ds["curve"], color=colour, label=ds.attrs["label"])
+        else:
+            ax.scatter(ds["x_test"], ds["u_pred"], s=2, color=colour, alpha=0.5,
+                       label=f"{ds.attrs['label']} (predictions)")  # fmt: skip
+    lo, hi = float(first["x_test"].min()), float(first["x_test"].max())
+    ax.set_xlim(lo - 1, hi + 1)
+    ax.set(xlabel="X_k", ylabel=f"U_k ({first.attrs['target']})",
+           title=f"{title}\ntest block, {first.attrs['setup']}")  # fmt: skip
+    ax.legend(fontsize="small", markerscale=4)
+    _save(fig, outputs, "offline_fit")
+
+
+def plot_extrapolation(
+    table: pd.DataFrame, outputs: Mapping[str, str], title: str, forcings: Mapping[str, float]
+):
+    """Hellinger distance and Wasserstein-1 against forcing F, noise floor in black."""
+    table = table.copy()
+    table["F"] = table["setup"].map(forcings)
+    fig, axes = _panels(2, width=4.5)
+    closures = [c for c in dict.fromkeys(table["closure"]) if c != "truth"]
+    colours = _palette(closures)
+    for ax, metric in zip(axes, ("hellinger", "wasserstein"), strict=True):
+        for closure in closures:
+            rows = table[table["closure"] == closure].sort_values("F")
+            ax.plot(rows["F"], rows[metric], marker="o", color=colours[closure], label=closure)
+        floor = table[table["closure"] == "truth"].sort_values("F")
+        ax.plot(floor["F"], floor[metric], marker="s", label="truth floor", **TRUTH_STYLE)
+        ax.set(yscale="log", xlabel="forcing F", ylabel=metric)
+    axes[-1].legend(fontsize="small")
+    fig.suptitle(f"{title}: climate error against forcing", fontsize="medium")
+    _save(fig, outputs, "extrapolation")
+
+
+def plot_closure_figures(
+    offline: Sequence[xr.Dataset],
+    online: Sequence[xr.Dataset],
+    table: pd.DataFrame,
+    outputs: Mapping[str, str],
+    *,
+    title: str,
+    training_setup: str,
+    forcings: Mapping[str, float],
+) -> None:
+    """All figures of a closure study (keys ``<figure>_png`` / ``<figure>_pdf``)."""
+    apply_theme()
+    plot_climate_pdfs(online, outputs, title)
+    plot_autocorrelation(online, outputs, title)
+    plot_forecast_skill(online, outputs, title, training_setup)
+    plot_offline_fit(offline, outputs, title)
+    plot_extrapolation(table, outputs, title, forcings)

@@ -1,0 +1,181 @@
+# Closure studies: truth runs -> coarse-grained pairs -> fitted closures -> offline and
+# online (coupled) evaluation -> tables and figures.
+
+CLOSURE_FIGURES = [
+    "climate_pdfs",
+    "autocorrelation",
+    "forecast_skill",
+    "offline_fit",
+    "extrapolation",
+]
+
+
+wildcard_constraints:
+    setup=r"[A-Za-z0-9_]+",
+    role="|".join(TRUTH_ROLES),
+    closure=r"(?!truth\b)[a-z0-9_]+",  # "truth" names the noise floor, not a closure
+
+
+rule generate_truth:
+    output:
+        "data/raw/{study}/{setup}/{role}.nc",
+    log:
+        "results/logs/generate_truth/{study}/{setup}/{role}.log",
+    benchmark:
+        "results/benchmarks/generate_truth/{study}/{setup}/{role}.tsv"
+    conda:
+        ENV
+    threads: 1
+    resources:
+        mem_mb=truth_mem_mb,
+        runtime=truth_runtime,
+    params:
+        run=truth_params,
+    script:
+        "../scripts/generate_truth.py"
+
+
+rule coarse_grain:
+    input:
+        "data/raw/{study}/{setup}/pairs.nc",
+    output:
+        **{s: f"data/processed/{{study}}/{{setup}}/{s}.nc" for s in CLOSURE_SPLITS},
+    log:
+        "results/logs/coarse_grain/{study}/{setup}.log",
+    benchmark:
+        "results/benchmarks/coarse_grain/{study}/{setup}.tsv"
+    conda:
+        ENV
+    threads: 1
+    resources:
+        mem_mb=coarse_grain_mem_mb,
+    params:
+        run=coarse_grain_params,
+    script:
+        "../scripts/coarse_grain.py"
+
+
+rule fit_closure:
+    input:
+        train=closure_train,
+        validation=closure_validation,
+    output:
+        "results/{study}/closures/{closure}/closure.pt",
+    log:
+        "results/logs/fit_closure/{study}/{closure}.log",
+    benchmark:
+        "results/benchmarks/fit_closure/{study}/{closure}.tsv"
+    conda:
+        ENV
+    threads: 1
+    resources:
+        mem_mb=closure_mem_mb,
+        runtime=closure_fit_runtime,
+    params:
+        run=fit_params,
+    script:
+        "../scripts/fit_closure.py"
+
+
+rule evaluate_offline:
+    input:
+        unpack(closure_tests),
+        checkpoint="results/{study}/closures/{closure}/closure.pt",
+    output:
+        metrics="results/{study}/metrics/offline/{closure}.csv",
+        curves="results/{study}/curves/offline/{closure}.nc",
+    log:
+        "results/logs/evaluate_offline/{study}/{closure}.log",
+    conda:
+        ENV
+    params:
+        setups=closure_tests,
+        n_scatter=scatter_points,
+    script:
+        "../scripts/evaluate_offline.py"
+
+
+rule evaluate_online:
+    input:
+        unpack(closure_climates),
+        checkpoint="results/{study}/closures/{closure}/closure.pt",
+    output:
+        metrics="results/{study}/metrics/online/{closure}.csv",
+        curves="results/{study}/curves/online/{closure}.nc",
+    log:
+        "results/logs/evaluate_online/{study}/{closure}.log",
+    benchmark:
+        "results/benchmarks/evaluate_online/{study}/{closure}.tsv"
+    conda:
+        ENV
+    threads: 1
+    resources:
+        mem_mb=closure_mem_mb,
+        runtime=online_runtime,
+    params:
+        climates=closure_climates,
+        run=online_params,
+    script:
+        "../scripts/evaluate_online.py"
+
+
+# the truth-vs-truth noise floor: a second truth ensemble scored like a closure
+rule truth_floor:
+    input:
+        unpack(closure_climates),
+    output:
+        metrics="results/{study}/metrics/online/truth.csv",
+        curves="results/{study}/curves/online/truth.nc",
+    log:
+        "results/logs/truth_floor/{study}.log",
+    conda:
+        ENV
+    params:
+        climates=closure_climates,
+        run=floor_params,
+    script:
+        "../scripts/truth_floor.py"
+
+
+rule closure_tables:
+    input:
+        offline=offline_metric_files,
+        online=online_metric_files,
+    output:
+        **{
+            f"{kind}_{ext}": f"results/{{study}}/tables/{kind}.{ext}"
+            for kind in ("offline", "online")
+            for ext in ("csv", "md")
+        },
+    log:
+        "results/logs/closure_tables/{study}.log",
+    conda:
+        ENV
+    params:
+        bins=floor_params,
+    script:
+        "../scripts/closure_tables.py"
+
+
+rule plot_closures:
+    input:
+        unpack(closure_curve_files),
+        table="results/{study}/tables/online.csv",
+    output:
+        **{
+            f"{name}_png": report(
+                f"results/{{study}}/figures/{name}.png",
+                caption=f"../report/{name}.rst",
+                category="{study}",
+            )
+            for name in CLOSURE_FIGURES
+        },
+        **{f"{n}_pdf": f"results/{{study}}/figures/{n}.pdf" for n in CLOSURE_FIGURES},
+    log:
+        "results/logs/plot_closures/{study}.log",
+    conda:
+        ENV
+    params:
+        figure=closure_figure_params,
+    script:
+        "../scripts/plot_closures.py"
