@@ -57,9 +57,14 @@ def _job_records() -> list[dict[str, str]]:
     return [dict(re.findall(r"(\w+)=(\S*)", line)) for line in out.splitlines() if line.strip()]
 
 
+# The executor is what is under test; the Burgers study exercises every resource kind
+# (CPU jobs, GPU training) and keeps the run short.
+CONFIG = ("--config", "preset=smoke", "studies=[fno_burgers]")
+
+
 def _declared_resources(workdir: Path) -> list[dict[str, int]]:
     """mem_mb and runtime of each training job, as the rule declares them (dry run)."""
-    dry = _snakemake(workdir, "-n", "--forceall", "--config", "preset=smoke", seconds=120)
+    dry = _snakemake(workdir, "-n", "--forceall", *CONFIG, seconds=120)
     jobs, rule = [], None
     for line in dry.stdout.splitlines():
         if line.strip().startswith(("rule ", "localrule ")):
@@ -73,9 +78,7 @@ def _declared_resources(workdir: Path) -> list[dict[str, int]]:
 def test_smoke_preset_through_slurm_matches_a_local_run(cluster, smoke_run, tmp_path):
     workdir = copy_workflow(tmp_path)
     _site_profile(workdir)
-    result = _snakemake(
-        workdir, "--profile", "profiles/slurm", "--config", "preset=smoke", seconds=1500
-    )
+    result = _snakemake(workdir, "--profile", "profiles/slurm", *CONFIG, seconds=1500)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-5000:]
 
     table = "results/fno_burgers/tables/resolution.csv"
@@ -119,8 +122,7 @@ def test_a_failing_cluster_job_fails_the_run(cluster, smoke_run, tmp_path):
         "train_model",
         "--profile",
         "profiles/slurm",
-        "--config",
-        "preset=smoke",
+        *CONFIG,
         seconds=600,
         env=env,
     )

@@ -1,5 +1,6 @@
 """Dry runs plan the expected jobs per preset; lint and formatting are clean."""
 
+import re
 import subprocess
 import sys
 
@@ -90,3 +91,35 @@ def test_ruff_is_clean():
         text=True,
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def _declared(output: str) -> dict[str, list[dict[str, int]]]:
+    """mem_mb and runtime of every planned job, by rule, from a dry run's output."""
+    jobs: dict[str, list[dict[str, int]]] = {}
+    rule = None
+    for line in output.splitlines():
+        if line.strip().startswith(("rule ", "localrule ")):
+            rule = line.split()[1].rstrip(":")
+        if line.strip().startswith("resources:") and rule:
+            values = dict(re.findall(r"(\w+)=([^,\s]+)", line))
+            if "mem_mb" in values:
+                jobs.setdefault(rule, []).append(
+                    {"mem_mb": int(values["mem_mb"]), "runtime": int(values.get("runtime", 0))}
+                )
+    return jobs
+
+
+def test_closure_jobs_declare_resources_that_grow_with_the_preset(tmp_path):
+    workdir = copy_workflow(tmp_path)
+    declared = {}
+    for preset in ("smoke", "paper"):
+        config = (f"preset={preset}", "studies=[l96_closures]", "verification=False")
+        result = snakemake("-n", "--config", *config, cwd=workdir)
+        assert result.returncode == 0, result.stderr
+        declared[preset] = _declared(result.stdout)
+    for rule in ("generate_truth", "coarse_grain", "fit_closure", "evaluate_online"):
+        small, large = declared["smoke"][rule], declared["paper"][rule]
+        assert max(j["mem_mb"] for j in large) > max(j["mem_mb"] for j in small), rule
+    # a paper pairs run holds 10 x 2000 time units of X and Y in float32 (about 4 GB)
+    assert max(j["mem_mb"] for j in declared["paper"]["generate_truth"]) > 8000
+    assert max(j["runtime"] for j in declared["paper"]["evaluate_online"]) > 60

@@ -135,6 +135,14 @@ def closure_fit_runtime(wildcards):
 def online_runtime(wildcards):
     study = CLOSURE_STUDIES[wildcards.study]
     truth, forecast = study["truth"], study["forecast"]
-    dt = study["coarse"]["time_step"]
-    steps = (truth["climate_time"] + truth["spinup_time"] + forecast["lead_time"]) / dt
-    return _minutes(steps * ONLINE_S_PER_STEP)
+    dt, setups = study["coarse"]["time_step"], len(study["setups"])
+
+    def seconds(steps, batch):  # the cost per step grows with the batch beyond 100 runs
+        return steps * ONLINE_S_PER_STEP * max(1.0, batch / 100)
+
+    climate_steps = (truth["climate_time"] + truth["spinup_time"]) / dt
+    climate = seconds(climate_steps, setups * truth["climate_members"])
+    forecasts = seconds(
+        forecast["lead_time"] / dt, setups * forecast["starts"] * forecast["members"]
+    )
+    return _minutes(climate + forecasts)
