@@ -15,7 +15,7 @@ import pytest
 import xarray as xr
 import yaml
 
-from tests.workflow.helpers import ROOT, copy_workflow
+from tests.workflow.helpers import ROOT, copy_workflow, declared_resources
 
 CLUSTER_SCRIPT = Path(__file__).with_name("local_slurm.sh")
 can_run = os.geteuid() == 0 and (shutil.which("apt-get") or shutil.which("slurmctld"))
@@ -65,14 +65,7 @@ CONFIG = ("--config", "preset=smoke", "studies=[fno_burgers]")
 def _declared_resources(workdir: Path) -> list[dict[str, int]]:
     """mem_mb and runtime of each training job, as the rule declares them (dry run)."""
     dry = _snakemake(workdir, "-n", "--forceall", *CONFIG, seconds=120)
-    jobs, rule = [], None
-    for line in dry.stdout.splitlines():
-        if line.strip().startswith(("rule ", "localrule ")):
-            rule = line.split()[1].rstrip(":")
-        if line.strip().startswith("resources:") and rule == "train_model":
-            values = dict(re.findall(r"(\w+)=([^,\s]+)", line))
-            jobs.append({"mem_mb": int(values["mem_mb"]), "runtime": int(values["runtime"])})
-    return jobs
+    return declared_resources(dry.stdout)["train_model"]
 
 
 def test_smoke_preset_through_slurm_matches_a_local_run(cluster, smoke_run, tmp_path):

@@ -35,6 +35,22 @@ def snakemake(*args: str, cwd: Path = ROOT, timeout: int = 300) -> subprocess.Co
     )
 
 
+def declared_resources(output: str) -> dict[str, list[dict[str, int]]]:
+    """``mem_mb`` and ``runtime`` (0 if absent) of every planned job, by rule, from a dry run."""
+    jobs: dict[str, list[dict[str, int]]] = {}
+    rule = None
+    for line in output.splitlines():
+        if line.strip().startswith(("rule ", "localrule ")):
+            rule = line.split()[1].rstrip(":")
+        if line.strip().startswith("resources:") and rule:
+            values = dict(re.findall(r"(\w+)=([^,\s]+)", line))
+            if "mem_mb" in values:
+                jobs.setdefault(rule, []).append(
+                    {"mem_mb": int(values["mem_mb"]), "runtime": int(values.get("runtime", 0))}
+                )
+    return jobs
+
+
 def planned_jobs(output: str) -> dict[str, int]:
     """Job counts per rule from the "Job stats" table of a dry run."""
     block = output.split("Job stats:", 1)[1]

@@ -1,12 +1,17 @@
 """Dry runs plan the expected jobs per preset; lint and formatting are clean."""
 
-import re
 import subprocess
 import sys
 
 import pytest
 
-from tests.workflow.helpers import ROOT, copy_workflow, planned_jobs, snakemake
+from tests.workflow.helpers import (
+    ROOT,
+    copy_workflow,
+    declared_resources,
+    planned_jobs,
+    snakemake,
+)
 
 
 def _expected(n_train_shards, n_test_shards, resolutions, seeds, models=3, baselines=1):
@@ -93,22 +98,6 @@ def test_ruff_is_clean():
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def _declared(output: str) -> dict[str, list[dict[str, int]]]:
-    """mem_mb and runtime of every planned job, by rule, from a dry run's output."""
-    jobs: dict[str, list[dict[str, int]]] = {}
-    rule = None
-    for line in output.splitlines():
-        if line.strip().startswith(("rule ", "localrule ")):
-            rule = line.split()[1].rstrip(":")
-        if line.strip().startswith("resources:") and rule:
-            values = dict(re.findall(r"(\w+)=([^,\s]+)", line))
-            if "mem_mb" in values:
-                jobs.setdefault(rule, []).append(
-                    {"mem_mb": int(values["mem_mb"]), "runtime": int(values.get("runtime", 0))}
-                )
-    return jobs
-
-
 def test_closure_jobs_declare_resources_that_grow_with_the_preset(tmp_path):
     workdir = copy_workflow(tmp_path)
     declared = {}
@@ -116,7 +105,7 @@ def test_closure_jobs_declare_resources_that_grow_with_the_preset(tmp_path):
         config = (f"preset={preset}", "studies=[l96_closures]", "verification=False")
         result = snakemake("-n", "--config", *config, cwd=workdir)
         assert result.returncode == 0, result.stderr
-        declared[preset] = _declared(result.stdout)
+        declared[preset] = declared_resources(result.stdout)
     for rule in ("generate_truth", "coarse_grain", "fit_closure", "evaluate_online"):
         small, large = declared["smoke"][rule], declared["paper"][rule]
         assert max(j["mem_mb"] for j in large) > max(j["mem_mb"] for j in small), rule

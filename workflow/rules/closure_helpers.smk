@@ -2,7 +2,8 @@
 # Each returns only the config slice its rule depends on, so a changed closure
 # hyperparameter reruns that closure's jobs and the tables and figures, nothing else.
 
-TRUTH_ROLES = ["pairs", "climate"]
+from pderepro.data.lorenz96_truth import ROLES as TRUTH_ROLES, truth_run_size
+
 CLOSURE_SPLITS = ["train", "validation", "test"]
 CLOSURE_STUDIES = {n: s for n, s in STUDIES.items() if s["kind"] == "closures"}
 

@@ -75,20 +75,9 @@ CLOSURE_S_PER_RING_EPOCH = 6e-5
 ONLINE_S_PER_STEP = 2e-3
 
 
-def _truth_members_time(study, role):
-    truth = study["truth"]
-    if role == "pairs":
-        return truth["pair_trajectories"], truth["pair_time"], truth["save_interval"]
-    return (
-        2 * truth["climate_members"],
-        truth["climate_time"],
-        truth["climate_save_interval"],
-    )
-
-
 def truth_mem_mb(wildcards):
     study = CLOSURE_STUDIES[wildcards.study]
-    members, time, interval = _truth_members_time(study, wildcards.role)
+    members, time, interval = truth_run_size(study["truth"], wildcards.role)
     K, J = study["system"]["K"], study["system"]["J"]
     per_state = K * (J + 1 if wildcards.role == "pairs" else 1)
     # float32 run plus the NetCDF writer's copy
@@ -97,7 +86,7 @@ def truth_mem_mb(wildcards):
 
 def truth_runtime(wildcards):
     study = CLOSURE_STUDIES[wildcards.study]
-    members, time, _ = _truth_members_time(study, wildcards.role)
+    members, time, _ = truth_run_size(study["truth"], wildcards.role)
     n_steps = (time + study["truth"]["spinup_time"]) / study["system"]["time_step"]
     return _minutes(members * n_steps * L96_S_PER_TRAJ_STEP)
 

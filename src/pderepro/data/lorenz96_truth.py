@@ -8,14 +8,14 @@ than memory streams through it.
 from __future__ import annotations
 
 import logging
-import math
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 import xarray as xr
 from tqdm import tqdm
 
-from pderepro.solvers.lorenz96 import Lorenz96Problem, integrate
+from pderepro.solvers.lorenz96 import Lorenz96Problem, integrate, whole_steps
 from pderepro.solvers.lorenz96_coarse import coarse_grained_tendency
 from pderepro.solvers.lorenz96_verification import attractor_state
 
@@ -28,12 +28,27 @@ SEGMENT_SAVES = 2000
 TARGETS = {"subgrid": "subgrid_tendency", "coarse_grained": "coarse_grained_tendency"}
 
 
-def steps(duration: float, dt: float, *, what: str) -> int:
-    """Whole number of steps of ``dt`` in ``duration``; ValueError naming ``what`` otherwise."""
-    n = round(duration / dt)
-    if n < 1 or not math.isclose(n * dt, duration, rel_tol=1e-9):
-        raise ValueError(f"{what}={duration} is not a whole number of steps of {dt}")
-    return n
+#: Truth-run roles: "pairs" keep Y for coarse-graining, "climate" two ensembles of X only.
+ROLES = ("pairs", "climate")
+
+
+def truth_run_size(truth: Mapping[str, Any], role: str) -> tuple[int, float, float]:
+    """Trajectories, recorded length and save interval (time units) of a truth run.
+
+    Parameters
+    ----------
+    truth : mapping
+        The study's ``truth`` settings.
+    role : str
+        ``pairs`` (one run of ``pair_trajectories``) or ``climate`` (two ensembles of
+        ``climate_members``: the reference and the noise floor).
+    """
+    if role == "pairs":
+        return truth["pair_trajectories"], truth["pair_time"], truth["save_interval"]
+    if role == "climate":
+        members = 2 * truth["climate_members"]
+        return members, truth["climate_time"], truth["climate_save_interval"]
+    raise ValueError(f"unknown truth role {role!r}; expected one of {ROLES}")
 
 
 def truth_run(
@@ -71,8 +86,8 @@ def truth_run(
         ``X(sample, time, k)`` and, if ``store_fast``, ``Y(sample, time, k, j)``, float32,
         with ``time`` counted from the end of the spin-up.
     """
-    save_every = steps(save_interval, problem.time_step, what="save_interval")
-    n_steps = steps(run_time, save_interval, what="run_time") * save_every
+    save_every = whole_steps(save_interval, problem.time_step, what="save_interval")
+    n_steps = whole_steps(run_time, save_interval, what="run_time") * save_every
     x0, y0 = attractor_state(problem, trajectories=members, spin_up_time=spinup_time, seed=seed)
     log.info(
         "Lorenz-96 truth: %d members x %g time units (F=%g, dt=%g), saved every %g",
@@ -135,7 +150,7 @@ def coarse_grain(raw: xr.Dataset, *, coarse_step: float, coupling: float) -> xr.
         ``coarse_grained_tendency = (X(t + dt) - Phi_dt(X(t))) / dt`` on ``(sample, time,
         k)``, float32; the last coarse time is dropped (it has no successor).
     """
-    stride = steps(coarse_step, float(raw.attrs["save_interval"]), what="coarse time_step")
+    stride = whole_steps(coarse_step, float(raw.attrs["save_interval"]), what="coarse time_step")
     coarse = raw.isel(time=slice(stride - 1, None, stride))  # times that are multiples of dt
     x = coarse["X"].astype(np.float64)
     tendency = xr.apply_ufunc(

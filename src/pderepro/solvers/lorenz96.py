@@ -122,6 +122,14 @@ class Lorenz96Solution:
     y_final: np.ndarray
 
 
+def whole_steps(duration: float, dt: float, *, what: str) -> int:
+    """Whole number of steps of ``dt`` in ``duration``; ValueError naming ``what`` otherwise."""
+    n = round(duration / dt)
+    if n < 1 or not math.isclose(n * dt, duration, rel_tol=1e-9):
+        raise ValueError(f"{what}={duration} is not a whole number of steps of {dt}")
+    return n
+
+
 def _check_shapes(x: np.ndarray, y: np.ndarray, problem: Lorenz96Problem) -> None:
     if x.ndim < 1 or x.shape[-1] != problem.K:
         raise ValueError(f"x must have shape (..., {problem.K}), got {x.shape}")

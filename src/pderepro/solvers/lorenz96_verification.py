@@ -9,7 +9,12 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from pderepro.solvers.lorenz96 import Lorenz96Problem, integrate, quadratic_invariant
+from pderepro.solvers.lorenz96 import (
+    Lorenz96Problem,
+    integrate,
+    quadratic_invariant,
+    whole_steps,
+)
 from pderepro.solvers.verification import COLUMNS, observed_orders
 
 logger = logging.getLogger(__name__)
@@ -20,18 +25,11 @@ RK4_ORDER = 4
 SOLVER = "lorenz96_rk4"
 
 
-def _n_steps(horizon: float, dt: float) -> int:
-    n = round(horizon / dt)
-    if n < 1 or abs(n * dt - horizon) > 1e-9 * horizon:
-        raise ValueError(f"dt={dt} does not divide the horizon {horizon} into whole steps")
-    return n
-
-
 def _advance(
     x0: np.ndarray, y0: np.ndarray, problem: Lorenz96Problem, dt: float, horizon: float
 ) -> tuple[np.ndarray, np.ndarray]:
     """State after ``horizon`` time units with step ``dt``: (batch, K), (batch, K, J)."""
-    n = _n_steps(horizon, dt)
+    n = whole_steps(horizon, dt, what="horizon")
     run = integrate(
         x0, y0, dataclasses.replace(problem, time_step=dt), n_steps=n, save_every=n,
         store_fast=False,

@@ -14,7 +14,15 @@ import torch
 import xarray as xr
 
 from pderepro.data.io import atomic_write, ensure_free_space, open_netcdf, write_netcdf
-from pderepro.data.lorenz96_truth import TARGETS, coarse_grain, ring_pairs, time_blocks, truth_run
+from pderepro.data.lorenz96_truth import (
+    ROLES,
+    TARGETS,
+    coarse_grain,
+    ring_pairs,
+    time_blocks,
+    truth_run,
+    truth_run_size,
+)
 from pderepro.data.provenance import provenance_attrs
 from pderepro.models.closures import (
     NETWORK_KINDS,
@@ -38,8 +46,6 @@ from pderepro.training.loop import NormalisedModel, TrainingConfig, train
 
 log = logging.getLogger(__name__)
 
-#: Truth-run roles: "pairs" keep Y for coarse-graining, "climate" two ensembles of X only.
-ROLES = ("pairs", "climate")
 SPLITS = ("train", "validation", "test")
 
 
@@ -68,20 +74,7 @@ def run_generate_truth(
     """
     set_threads(threads)
     problem = Lorenz96Problem(**system, forcing=forcing)
-    if role == "pairs":
-        members, run_time, interval = (
-            truth["pair_trajectories"],
-            truth["pair_time"],
-            truth["save_interval"],
-        )
-    elif role == "climate":
-        members, run_time, interval = (
-            2 * truth["climate_members"],
-            truth["climate_time"],
-            truth["climate_save_interval"],
-        )
-    else:
-        raise ValueError(f"unknown truth role {role!r}; expected one of {ROLES}")
+    members, run_time, interval = truth_run_size(truth, role)
     per_state = problem.K * (problem.J + 1 if role == "pairs" else 1) * 4
     ensure_free_space(output, 1.2 * members * run_time / interval * per_state + 1e6, what=role)
     run_seed = role_seed(seed, role, forcing)

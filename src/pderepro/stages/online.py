@@ -11,11 +11,11 @@ import pandas as pd
 import xarray as xr
 
 from pderepro.data.io import atomic_write, open_netcdf, write_netcdf
-from pderepro.data.lorenz96_truth import steps
 from pderepro.data.provenance import provenance_attrs
 from pderepro.evaluation.climate import climate_distances
 from pderepro.evaluation.rollout import run_coarse_model
 from pderepro.runtime import set_threads
+from pderepro.solvers.lorenz96 import whole_steps
 from pderepro.stages.closures import load_closure
 
 log = logging.getLogger(__name__)
@@ -102,9 +102,9 @@ def run_online(
     setups = list(climates)
     truths = {s: _truth_ensembles(climates[s]) for s in setups}
     interval = truths[setups[0]][2]
-    save_every = steps(interval, dt, what="climate save_interval")
+    save_every = whole_steps(interval, dt, what="climate save_interval")
     members, n_times, K = truths[setups[0]][0].shape
-    spin = steps(spinup_time, interval, what="spinup_time")
+    spin = whole_steps(spinup_time, interval, what="spinup_time")
     rng = np.random.default_rng(seed)
     per_stage = meta["target"] == "subgrid"  # see run_coarse_model
 
@@ -123,7 +123,7 @@ def run_online(
     model_x = climate.x[:, spin:].reshape(len(setups), members, n_times, K)
     blowups = np.isfinite(climate.blowup_time).reshape(len(setups), members).sum(axis=1)
 
-    n_leads = steps(forecast["lead_time"], interval, what="forecast lead_time")
+    n_leads = whole_steps(forecast["lead_time"], interval, what="forecast lead_time")
     ens = forecast["members"] if fitted.stochastic else 1
     member_idx, time_idx = _forecast_starts(members, n_times, n_leads, forecast["starts"], seed)
     starts = np.concatenate([truths[s][0][member_idx, time_idx] for s in setups])  # (S*n, K)
@@ -136,7 +136,7 @@ def run_online(
     )  # fmt: skip
     pred = run.x.reshape(len(setups), len(member_idx), ens, n_leads, K)
     leads = interval * np.arange(1, n_leads + 1)
-    lag_steps = steps(online["acf_max_lag"], interval, what="acf_max_lag")
+    lag_steps = whole_steps(online["acf_max_lag"], interval, what="acf_max_lag")
     rows, curves_list = [], []
     for i, setup in enumerate(setups):
         reference = truths[setup][0]
@@ -185,7 +185,7 @@ def run_truth_floor(
     lag_steps = None
     for setup, path in climates.items():
         reference, second, interval = _truth_ensembles(path)
-        lag_steps = steps(online["acf_max_lag"], interval, what="acf_max_lag")
+        lag_steps = whole_steps(online["acf_max_lag"], interval, what="acf_max_lag")
         values, curves_i = climate_distances(
             second, reference, edges=_edges(online), max_lag=lag_steps
         )
