@@ -23,6 +23,8 @@ CFG = {
     "grf": {"scale": 625.0, "shift": 25.0, "exponent": 2.0},
 }
 
+PAIR = {"input_var": "u0", "target_var": "u"}
+
 
 def _dataset(n=12, nx=32, split="train", seed=0):
     rng = np.random.default_rng(seed)
@@ -63,28 +65,44 @@ def test_subsample_strides_and_rejects_non_divisors():
     ds = _dataset(nx=32)
     sub = subsample(ds, resolution=8)
     np.testing.assert_array_equal(sub["x"], ds["x"][::4])
-    with pytest.raises(ValueError, match="does not divide"):
+    with pytest.raises(ValueError, match="no stride"):
         subsample(ds, resolution=12)
+
+
+def test_vertex_grids_keep_both_ends_in_every_dimension():
+    s = 421
+    grid = np.linspace(0.0, 1.0, s)
+    ds = xr.Dataset(
+        {"a": (("sample", "y", "x"), np.zeros((1, s, s), np.float32))},
+        coords={"y": grid, "x": grid},
+    )
+    for res, stride in ((211, 2), (141, 3), (106, 4), (85, 5)):
+        sub = subsample(ds, resolution=res, grid="vertex")
+        assert sub.sizes == {"sample": 1, "y": res, "x": res}
+        np.testing.assert_array_equal(sub["x"], grid[::stride])
+        assert sub["x"][-1] == 1.0
+    with pytest.raises(ValueError, match="no stride"):
+        subsample(ds, resolution=100, grid="vertex")
 
 
 @pytest.mark.filterwarnings("ignore:The specified chunks separate")
 def test_dask_and_eager_preprocessing_agree(tmp_path):
     path = write_netcdf(_dataset(n=40, nx=64), tmp_path / "train.nc")
-    eager = normalisation_stats(subsample(open_netcdf(path), resolution=16))
+    eager = normalisation_stats(subsample(open_netcdf(path), resolution=16), **PAIR)
     lazy_ds = subsample(open_netcdf(path, chunks={"sample": 7}), resolution=16)
     assert lazy_ds["u0"].chunks is not None
-    lazy = normalisation_stats(lazy_ds)
+    lazy = normalisation_stats(lazy_ds, **PAIR)
     xrt.assert_allclose(eager, lazy, rtol=1e-12)
 
 
 def test_statistics_refuse_other_splits():
     with pytest.raises(ValueError, match="train split"):
-        normalisation_stats(_dataset(split="test"))
+        normalisation_stats(_dataset(split="test"), **PAIR)
 
 
 def test_statistics_use_train_only():
     train = _dataset(seed=1)
-    stats = normalisation_stats(train)
+    stats = normalisation_stats(train, **PAIR)
     assert float(stats["input_mean"]) == pytest.approx(float(train["u0"].astype(float).mean()))
     assert stats.attrs["n_samples"] == train.sizes["sample"]
 

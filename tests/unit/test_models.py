@@ -20,6 +20,20 @@ SMALL = {
     "fcn": {"hidden": [32, 32]},
     "pcann": {"components": 16, "hidden": [32, 32]},
 }
+SMALL_2D = {
+    "fno2d": {"modes": 4, "width": 8, "layers": 2, "projection": 16, "padding": 2},
+    "fno3d": {"modes": 4, "modes_time": 3, "width": 6, "layers": 2, "projection": 8},
+    "unet2d": {"base_width": 4, "depth": 2},
+    "resnet2d": {"width": 6, "blocks": 2},
+    "fcn": {"hidden": [32]},
+    "pcann": {"components": 8, "hidden": [16]},
+}
+# (architecture, input shape, target shape) of one sample: 1-D pairs (Burgers), 2-D fields
+# (Darcy a -> u) and frame sequences (Navier-Stokes, 3 frames in, 4 out)
+CASES = [(arch, (N,), (N,)) for arch in SMALL]
+CASES += [(arch, (12, 12), (12, 12)) for arch in ("fno2d", "fcn", "pcann")]
+CASES += [(arch, (3, 16, 16), (4, 16, 16)) for arch in ("fno2d", "fno3d", "unet2d", "resnet2d")]
+CASE_IDS = [f"{a}-{len(i)}d" for a, i, _ in CASES]
 
 
 def smooth_batch(batch: int, n: int, modes: int = 5, seed: int = 0) -> torch.Tensor:
@@ -33,50 +47,85 @@ def smooth_batch(batch: int, n: int, modes: int = 5, seed: int = 0) -> torch.Ten
     return (a @ torch.sin(phase) + b @ torch.cos(phase)).float()  # (batch, n)
 
 
-def make(arch: str, seed: int = 0, **overrides) -> torch.nn.Module:
+def batch_of(shape: tuple[int, ...], batch: int, seed: int = 0) -> torch.Tensor:
+    """Smooth random samples of the given shape (products of 1-D smooth functions)."""
+    if len(shape) == 1:
+        return smooth_batch(batch, shape[0], modes=20, seed=seed)
+    flat = smooth_batch(batch * math.prod(shape[:-1]), shape[-1], seed=seed)
+    return flat.reshape(batch, *shape)
+
+
+def make(arch: str, seed: int = 0, input_shape=(N,), target_shape=(N,), **overrides):
     torch.manual_seed(seed)
-    model = build_model(arch, {**SMALL[arch], **overrides}, resolution=N, n_train=N_TRAIN)
+    hparams = {**(SMALL if len(input_shape) == 1 else SMALL_2D)[arch], **overrides}
+    model = build_model(
+        arch,
+        hparams,
+        resolution=input_shape[-1],
+        n_train=N_TRAIN,
+        input_shape=input_shape,
+        target_shape=target_shape,
+    )
     if needs_data_fit(model):
-        inputs = smooth_batch(N_TRAIN, N, modes=20, seed=1)
+        inputs = batch_of(input_shape, N_TRAIN, seed=1)
         model.fit_to_data(inputs, torch.roll(inputs, 3, dims=1) ** 2)
     return model
 
 
-@pytest.mark.parametrize("arch", sorted(ARCHITECTURES))
-def test_output_shape_and_dtype(arch):
-    model = make(arch)
-    out = model(smooth_batch(5, N))
-    assert out.shape == (5, N)
+def test_every_architecture_is_tested():
+    assert {arch for arch, _, _ in CASES} == set(ARCHITECTURES)
+
+
+@pytest.mark.parametrize(("arch", "input_shape", "target_shape"), CASES, ids=CASE_IDS)
+def test_output_shape_and_dtype(arch, input_shape, target_shape):
+    model = make(arch, input_shape=input_shape, target_shape=target_shape)
+    out = model(batch_of(input_shape, 5))
+    assert out.shape == (5, *target_shape)
     assert out.dtype == torch.float32
 
 
-@pytest.mark.parametrize("arch", sorted(ARCHITECTURES))
-def test_every_parameter_gets_gradient(arch):
-    model = make(arch)
-    loss = model(smooth_batch(6, N, modes=20)).pow(2).mean()
+@pytest.mark.parametrize(("arch", "input_shape", "target_shape"), CASES, ids=CASE_IDS)
+def test_every_parameter_gets_gradient(arch, input_shape, target_shape):
+    model = make(arch, input_shape=input_shape, target_shape=target_shape)
+    loss = model(batch_of(input_shape, 6)).pow(2).mean()
     loss.backward()
     for name, p in model.named_parameters():
         assert p.grad is not None, name
         assert p.grad.abs().sum() > 0, name
 
 
-@pytest.mark.parametrize("arch", sorted(ARCHITECTURES))
-def test_state_dict_round_trip_is_bitwise(arch, tmp_path):
-    model = make(arch, seed=3)
+@pytest.mark.parametrize(("arch", "input_shape", "target_shape"), CASES, ids=CASE_IDS)
+def test_state_dict_round_trip_is_bitwise(arch, input_shape, target_shape, tmp_path):
+    shapes = {"input_shape": input_shape, "target_shape": target_shape}
+    model = make(arch, seed=3, **shapes)
     hparams = json.loads(json.dumps(effective_hparams(model)))  # as stored in a checkpoint
     path = tmp_path / "model.pt"
     torch.save(model.state_dict(), path)
     torch.manual_seed(123)  # a fresh model with different initial weights
-    fresh = build_model(arch, hparams, resolution=N, n_train=N_TRAIN)
+    fresh = build_model(arch, hparams, resolution=input_shape[-1], n_train=N_TRAIN, **shapes)
     fresh.load_state_dict(torch.load(path, weights_only=True))
-    u = smooth_batch(4, N, seed=5)
+    u = batch_of(input_shape, 4, seed=5)
     with torch.no_grad():
         assert torch.equal(model(u), fresh(u))
+
+
+def test_recurrent_models_roll_out_their_own_one_step_map():
+    shapes = {"input_shape": (3, 16, 16), "target_shape": (4, 16, 16)}
+    model = make("fno2d", **shapes)
+    frames = batch_of((3, 16, 16), 2)
+    with torch.no_grad():
+        out = model(frames)
+        first = model.step(frames)
+        second = model.step(torch.cat([frames[:, 1:], first[:, None]], dim=1))
+    torch.testing.assert_close(out[:, 0], first)
+    torch.testing.assert_close(out[:, 1], second)
 
 
 def test_registry_errors():
     with pytest.raises(ValueError, match="fno1d"):
         build_model("unet", {}, resolution=N, n_train=N_TRAIN)
+    with pytest.raises(ValueError, match="in_channels"):
+        build_model("fno2d", {"in_channels": 3}, resolution=N, n_train=N_TRAIN)
     with pytest.raises(TypeError, match="depth"):
         build_model("fno1d", {"depth": 3}, resolution=N, n_train=N_TRAIN)
     with pytest.raises(ValueError, match="resolution"):

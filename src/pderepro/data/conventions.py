@@ -11,13 +11,17 @@ import xarray as xr
 #: CF attributes of coordinates and data variables, by variable name.
 VARIABLE_ATTRS: dict[str, dict[str, str]] = {
     "sample": {"long_name": "sample index within the split", "units": "1"},
-    "x": {"long_name": "position on the periodic unit interval", "units": "1", "axis": "X"},
+    "x": {"long_name": "position on the unit interval", "units": "1", "axis": "X"},
     "y": {"long_name": "position on the unit interval (second axis)", "units": "1", "axis": "Y"},
     "time": {"long_name": "time", "units": "1", "axis": "T"},
     "seed": {"long_name": "seed of the random draw for this sample", "units": "1"},
     "viscosity": {"long_name": "kinematic viscosity nu", "units": "1"},
+    "time_in": {"long_name": "time of an input frame", "units": "1", "axis": "T"},
     "u0": {"long_name": "initial condition u(x, t=0)", "units": "1"},
-    "u": {"long_name": "solution u(x, t=t_final)", "units": "1"},
+    "u": {"long_name": "solution u (Burgers: at t=t_final; Darcy: pressure)", "units": "1"},
+    "a": {"long_name": "Darcy permeability coefficient a(x, y)", "units": "1"},
+    "w_in": {"long_name": "vorticity, input frames", "units": "1"},
+    "w": {"long_name": "vorticity, target frames", "units": "1"},
     "input_mean": {"long_name": "mean of the inputs over the train split", "units": "1"},
     "input_std": {
         "long_name": "standard deviation of the inputs over the train split",
@@ -28,7 +32,11 @@ VARIABLE_ATTRS: dict[str, dict[str, str]] = {
         "long_name": "standard deviation of the targets over the train split",
         "units": "1",
     },
-    "prediction": {"long_name": "model prediction of u(x, t=t_final)", "units": "1"},
+    "prediction": {"long_name": "model prediction of the target variable", "units": "1"},
+    "rel_l2_per_frame": {
+        "long_name": "relative L2 error of each target frame, mean over the test split",
+        "units": "1",
+    },
 }
 
 

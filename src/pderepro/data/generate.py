@@ -9,6 +9,8 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
+from pderepro.data.generate_fields import generate_darcy, generate_navier_stokes
+from pderepro.data.layouts import LAYOUTS
 from pderepro.data.seeds import sample_seeds
 from pderepro.solvers.burgers import BurgersProblem, solve_burgers
 from pderepro.solvers.random_fields import grf_periodic_1d
@@ -101,9 +103,25 @@ def generate_burgers(
         solver_dtype="float64",
         t_final=problem.t_final,
         time_step=problem.time_step,
+        **LAYOUTS["burgers"].attrs(),
     )
     return ds
 
 
 #: Generator of each dataset kind, selected by ``dataset.solver`` in the study config.
-GENERATORS = {"burgers": generate_burgers}
+GENERATORS = {
+    "burgers": generate_burgers,
+    "darcy": generate_darcy,
+    "navier_stokes": generate_navier_stokes,
+}
+
+
+def values_per_sample(cfg: Mapping[str, Any]) -> int:
+    """Stored values (input and target) of one sample of a dataset, for disk estimates."""
+    n = cfg["base_resolution"]
+    if cfg["solver"] == "burgers":
+        return 2 * n
+    if cfg["solver"] == "darcy":
+        return 2 * n * n
+    frames = cfg["frames_in"] + (cfg["t_final"] - cfg["frames_in"]) * cfg["records_per_time"]
+    return round(frames) * n * n

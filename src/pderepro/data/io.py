@@ -12,6 +12,7 @@ from pathlib import Path
 import xarray as xr
 
 from pderepro.data.conventions import apply_conventions
+from pderepro.data.layouts import Layout, layout_of
 
 log = logging.getLogger(__name__)
 
@@ -135,6 +136,23 @@ def open_netcdf(
         finally:
             ds.close()
     return ds
+
+
+def open_layout_netcdf(path: str | Path, **kwargs: object) -> tuple[xr.Dataset, Layout]:
+    """:func:`open_netcdf`, plus the file's :class:`Layout`, checked against its variables.
+
+    Raises
+    ------
+    DataFileError
+        As :func:`open_netcdf`, or when the recorded input or target variable is missing.
+    """
+    ds = open_netcdf(path, **kwargs)  # type: ignore[arg-type]
+    layout = layout_of(ds.attrs)
+    missing = sorted({layout.input, layout.target} - set(ds.data_vars))
+    if missing:
+        ds.close()
+        raise DataFileError(f"{path}: lacks its input/target variable(s) {missing}")
+    return ds, layout
 
 
 def ensure_free_space(path: str | Path, needed_bytes: float, *, what: str) -> None:

@@ -8,33 +8,42 @@ from __future__ import annotations
 
 import xarray as xr
 
+from pderepro.data.layouts import SPATIAL_DIMS, subsample_stride
 
-def subsample(ds: xr.Dataset, *, resolution: int, dim: str = "x") -> xr.Dataset:
-    """Strided subsampling of a periodic grid to ``resolution`` points.
+
+def subsample(ds: xr.Dataset, *, resolution: int, grid: str = "periodic") -> xr.Dataset:
+    """Strided subsampling of every spatial dimension (``y``, ``x``) to ``resolution`` points.
 
     Parameters
     ----------
     ds : xarray.Dataset
-        Data on the base grid along ``dim``.
+        Data on the base grid.
     resolution : int
-        Target number of points; must divide the base resolution.
+        Target number of points per spatial dimension.
+    grid : str
+        ``periodic`` (``resolution`` must divide the base size) or ``vertex`` (both ends
+        stored: ``resolution - 1`` must divide ``base - 1``); see :class:`Layout`.
 
     Raises
     ------
     ValueError
-        When ``resolution`` does not divide the base grid size.
+        When no stride takes the base grid to ``resolution`` points.
     """
-    base = ds.sizes[dim]
-    if resolution <= 0 or base % resolution:
-        raise ValueError(
-            f"resolution {resolution} does not divide the base grid of {base} points along {dim}"
-        )
-    return ds.isel({dim: slice(None, None, base // resolution)})
+    strides = {}
+    for dim in SPATIAL_DIMS:
+        if dim not in ds.dims:
+            continue
+        base = ds.sizes[dim]
+        stride = subsample_stride(base, resolution, grid)
+        if stride is None:
+            raise ValueError(
+                f"no stride takes the {grid} grid of {base} points along {dim} to {resolution}"
+            )
+        strides[dim] = slice(None, None, stride)
+    return ds.isel(strides)
 
 
-def normalisation_stats(
-    train: xr.Dataset, *, input_var: str = "u0", target_var: str = "u"
-) -> xr.Dataset:
+def normalisation_stats(train: xr.Dataset, *, input_var: str, target_var: str) -> xr.Dataset:
     """Scalar mean and standard deviation of inputs and targets over the train split.
 
     Parameters

@@ -40,6 +40,8 @@ def load_trained_model(
         meta["hparams"],
         resolution=meta["resolution"],
         n_train=meta["n_train"],
+        input_shape=meta.get("input_shape"),
+        target_shape=meta.get("target_shape"),
     )
     # placeholder statistics: the real ones are buffers in the state dict loaded next
     placeholder = dict.fromkeys(("input_mean", "input_std", "target_mean", "target_std"), 1.0)

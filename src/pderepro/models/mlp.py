@@ -42,29 +42,33 @@ def mlp(sizes: Sequence[int]) -> nn.Sequential:
 class FCN(nn.Module):
     """Fully connected network on the whole grid, ``n -> hidden... -> n``.
 
+    Inputs ``(batch, *grid)`` are flattened to ``n`` values and the output takes the
+    input's shape again, so the same model serves 1-D and 2-D grids.
+
     Parameters
     ----------
-    resolution : int
-        Grid size ``n``; the model only works at this resolution.
+    n_points : int
+        Values per sample ``n`` (grid points); the model only works at this resolution.
     hidden : sequence of int
         Hidden layer widths (GELU activations).
     """
 
-    def __init__(self, resolution: int, hidden: Sequence[int] = (512, 512, 512)) -> None:
+    def __init__(self, n_points: int, hidden: Sequence[int] = (512, 512, 512)) -> None:
         super().__init__()
-        self.resolution = int(resolution)
+        self.n_points = int(n_points)
         self.hidden = tuple(int(h) for h in hidden)
-        self.net = mlp((self.resolution, *self.hidden, self.resolution))
+        self.net = mlp((self.n_points, *self.hidden, self.n_points))
 
     def hparams(self) -> dict[str, Any]:
-        """Constructor arguments other than ``resolution``, JSON-serialisable."""
+        """Constructor arguments other than ``n_points``, JSON-serialisable."""
         return {"hidden": list(self.hidden)}
 
     def forward(self, u: Tensor) -> Tensor:
-        """Parameters: u, Tensor (batch, n). Returns: Tensor (batch, n)."""
-        if u.shape[-1] != self.resolution:
-            raise ValueError(f"FCN built for n={self.resolution}, got n={u.shape[-1]}")
-        return self.net(u)  # (batch, n)
+        """Parameters: u, Tensor (batch, *grid). Returns: Tensor (batch, *grid)."""
+        flat = u.flatten(1)  # (batch, n)
+        if flat.shape[1] != self.n_points:
+            raise ValueError(f"FCN built for n={self.n_points}, got n={flat.shape[1]}")
+        return self.net(flat).reshape(u.shape)  # (batch, *grid)
 
 
 def _principal_components(data: Tensor, k: int) -> tuple[Tensor, Tensor, Tensor]:
@@ -92,11 +96,12 @@ class PCANN(nn.Module):
 
     Parameters
     ----------
-    resolution : int
-        Grid size ``n``; the model only works at this resolution.
+    n_points : int
+        Values per sample ``n`` (grid points; inputs ``(batch, *grid)`` are flattened);
+        the model only works at this resolution.
     components : int
         Requested number of principal components (inputs and outputs alike); the
-        effective number is ``min(components, resolution, n_train)``.
+        effective number is ``min(components, n_points, n_train)``.
     hidden : sequence of int
         Hidden widths of the MLP between coefficient vectors (GELU activations).
     n_train : int or None
@@ -113,15 +118,15 @@ class PCANN(nn.Module):
 
     def __init__(
         self,
-        resolution: int,
+        n_points: int,
         components: int = 128,
         hidden: Sequence[int] = (128, 128),
         n_train: int | None = None,
         whiten: bool = True,
     ) -> None:
         super().__init__()
-        self.resolution = int(resolution)
-        k = min(int(components), self.resolution)
+        self.n_points = int(n_points)
+        k = min(int(components), self.n_points)
         if n_train is not None:
             k = min(k, int(n_train))
         if k < 1:
@@ -131,7 +136,7 @@ class PCANN(nn.Module):
         self.components = k
         self.hidden = tuple(int(h) for h in hidden)
         self.whiten = bool(whiten)
-        n = self.resolution
+        n = self.n_points
         self.register_buffer("in_mean", torch.zeros(n))
         self.register_buffer("in_basis", torch.zeros(k, n))
         self.register_buffer("in_std", torch.ones(k))
@@ -142,7 +147,7 @@ class PCANN(nn.Module):
         self.net = mlp((k, *self.hidden, k))
 
     def hparams(self) -> dict[str, Any]:
-        """Effective constructor arguments other than ``resolution``/``n_train``."""
+        """Effective constructor arguments other than ``n_points``/``n_train``."""
         return {"components": self.components, "hidden": list(self.hidden), "whiten": self.whiten}
 
     @torch.no_grad()
@@ -151,12 +156,13 @@ class PCANN(nn.Module):
 
         Parameters
         ----------
-        inputs : Tensor, shape (N, n)
+        inputs : Tensor, shape (N, *grid)
             Training inputs (normalised as the model will see them).
-        targets : Tensor, shape (N, n)
+        targets : Tensor, shape (N, *grid)
             Training targets.
         """
-        n, k = self.resolution, self.components
+        inputs, targets = inputs.flatten(1), targets.flatten(1)  # (N, n)
+        n, k = self.n_points, self.components
         for name, data in (("inputs", inputs), ("targets", targets)):
             if data.ndim != 2 or data.shape[1] != n:
                 raise ValueError(f"{name} must have shape (N, {n}), got {tuple(data.shape)}")
@@ -174,11 +180,12 @@ class PCANN(nn.Module):
         self.fitted.fill_(True)
 
     def forward(self, u: Tensor) -> Tensor:
-        """Parameters: u, Tensor (batch, n). Returns: Tensor (batch, n)."""
-        if u.shape[-1] != self.resolution:
-            raise ValueError(f"PCANN built for n={self.resolution}, got n={u.shape[-1]}")
+        """Parameters: u, Tensor (batch, *grid). Returns: Tensor (batch, *grid)."""
+        flat = u.flatten(1)  # (batch, n)
+        if flat.shape[1] != self.n_points:
+            raise ValueError(f"PCANN built for n={self.n_points}, got n={flat.shape[1]}")
         if not bool(self.fitted):
             raise RuntimeError("PCANN: call fit_to_data (or load a state_dict) before forward")
-        c = (u - self.in_mean) @ self.in_basis.T / self.in_std  # (batch, k)
+        c = (flat - self.in_mean) @ self.in_basis.T / self.in_std  # (batch, k)
         d = self.net(c) * self.out_std  # (batch, k)
-        return d @ self.out_basis + self.out_mean  # (batch, n)
+        return (d @ self.out_basis + self.out_mean).reshape(u.shape)  # (batch, *grid)

@@ -1,11 +1,12 @@
-"""Autoregressive rollout shared by the one-step models of the Navier-Stokes study."""
+"""Autoregressive rollout shared by the one-step models of the Navier-Stokes study, and the
+wrappers that make every Navier-Stokes model map input frames to all target frames."""
 
 from __future__ import annotations
 
 import torch
-from torch import Tensor
+from torch import Tensor, nn
 
-__all__ = ["RolloutMixin"]
+__all__ = ["Recurrent", "RolloutMixin", "SpaceTime"]
 
 
 class RolloutMixin:
@@ -39,3 +40,51 @@ class RolloutMixin:
         if not predictions:
             return frames.new_zeros(frames.shape[0], 0, *frames.shape[2:])
         return torch.stack(predictions, dim=1)  # (batch, n_steps, n_y, n_x)
+
+
+class Recurrent(nn.Module):
+    """A one-step model used recurrently: ``(batch, c, n_y, n_x) -> (batch, frames_out, n_y, n_x)``.
+
+    The training loss sees the whole rollout, so gradients flow through every step (the FNO
+    paper's recurrent FNO-2D, U-Net and ResNet).
+
+    Parameters
+    ----------
+    step : RolloutMixin and nn.Module
+        The one-step model.
+    frames_out : int
+        Frames predicted by :meth:`forward`.
+    """
+
+    def __init__(self, step: nn.Module, frames_out: int) -> None:
+        super().__init__()
+        if frames_out < 1:
+            raise ValueError(f"frames_out must be >= 1, got {frames_out}")
+        self.step = step
+        self.frames_out = int(frames_out)
+
+    def hparams(self) -> dict:
+        """The one-step model's constructor arguments."""
+        return self.step.hparams()
+
+    def forward(self, frames: Tensor, frames_out: int | None = None) -> Tensor:
+        """Roll out ``frames_out`` frames (default: the number it was built for)."""
+        return self.step.rollout(frames, frames_out or self.frames_out)
+
+
+class SpaceTime(nn.Module):
+    """:class:`~pderepro.models.fno2d.FNO3d` with its number of output frames bound,
+    ``(batch, c, n_y, n_x) -> (batch, frames_out, n_y, n_x)``; ``forward(frames, k)``
+    samples the same output window at ``k`` frames (super-resolution in time)."""
+
+    def __init__(self, net: nn.Module, frames_out: int) -> None:
+        super().__init__()
+        self.net = net
+        self.frames_out = int(frames_out)
+
+    def hparams(self) -> dict:
+        """The space-time network's constructor arguments."""
+        return self.net.hparams()
+
+    def forward(self, frames: Tensor, frames_out: int | None = None) -> Tensor:
+        return self.net(frames, frames_out or self.frames_out)

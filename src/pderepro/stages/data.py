@@ -13,8 +13,14 @@ import dask
 import numpy as np
 import xarray as xr
 
-from pderepro.data.generate import GENERATORS
-from pderepro.data.io import DataFileError, ensure_free_space, open_netcdf, write_netcdf
+from pderepro.data.generate import GENERATORS, values_per_sample
+from pderepro.data.io import (
+    DataFileError,
+    ensure_free_space,
+    open_layout_netcdf,
+    open_netcdf,
+    write_netcdf,
+)
 from pderepro.data.preprocess import normalisation_stats, subsample
 from pderepro.data.provenance import provenance_attrs
 from pderepro.runtime import select_device, set_threads
@@ -41,7 +47,7 @@ def run_generate(
     depend on how the split is sharded, because each has its own derived seed.
     """
     set_threads(threads)
-    fields = 2 * count * dataset["base_resolution"] * _FLOAT32
+    fields = count * values_per_sample(dataset) * _FLOAT32
     ensure_free_space(output, 1.2 * fields + 1e6, what=f"{count} samples")
     ds = GENERATORS[dataset["solver"]](
         dataset, split=split, start=start, count=count, device=select_device()
@@ -59,7 +65,7 @@ def run_generate(
 
 def run_merge(*, inputs: Sequence[str], output: str) -> None:
     """Concatenate the shards of a split along ``sample``, checking they belong together."""
-    parts = [open_netcdf(p, chunks={"sample": 256}, required=("u0", "u")) for p in inputs]
+    parts = [open_layout_netcdf(p, chunks={"sample": 256})[0] for p in inputs]
     first = parts[0].attrs
     for path, part in zip(inputs, parts, strict=True):
         if part.attrs.get("split") != first.get("split"):
@@ -136,10 +142,13 @@ def run_preprocess(
     with dask_scheduler(threads):
         splits = {}
         for split, path in (("train", raw_train), ("test", raw_test)):
-            raw = open_netcdf(
-                path, chunks={"sample": chunk}, required=("u0", "u"), expect_attrs={"split": split}
+            raw, layout = open_layout_netcdf(
+                path, chunks={"sample": chunk}, expect_attrs={"split": split}
             )
-            splits[split] = subsample(raw, resolution=resolution)
+            try:
+                splits[split] = subsample(raw, resolution=resolution, grid=layout.grid)
+            except ValueError as err:
+                raise DataFileError(f"{path}: {err}") from None
         if dataset_params(splits["train"].attrs) != dataset_params(splits["test"].attrs):
             raise DataFileError(f"{raw_train} and {raw_test} come from different datasets")
         for split, path, out in (("train", raw_train, out_train), ("test", raw_test, out_test)):
@@ -157,7 +166,7 @@ def run_preprocess(
             )
             _write_computed(ds, out, [path])
         train = open_netcdf(out_train, chunks={"sample": chunk})
-        stats = normalisation_stats(train)
+        stats = normalisation_stats(train, input_var=layout.input, target_var=layout.target)
         stats.attrs.update(
             provenance_attrs(
                 title=f"normalisation statistics, train split, resolution {resolution}",

@@ -16,9 +16,11 @@ from pderepro.data.io import (
     DataFileError,
     atomic_write,
     ensure_free_space,
+    open_layout_netcdf,
     open_netcdf,
     write_netcdf,
 )
+from pderepro.data.layouts import layout_of
 from pderepro.data.provenance import provenance_attrs
 from pderepro.evaluation.metrics import relative_l2_numpy
 from pderepro.evaluation.predict import load_trained_model, predict
@@ -39,11 +41,13 @@ STAT_NAMES = ("input_mean", "input_std", "target_mean", "target_std")
 def _load_pairs(
     path: str, *, split: str, resolution: int
 ) -> tuple[torch.Tensor, torch.Tensor, xr.Dataset]:
-    """Inputs and targets ``(N, resolution)`` of a processed split, checked to be that split."""
-    ds = open_netcdf(path, required=("u0", "u"), expect_attrs={"split": split})
+    """Inputs and targets of a processed split (``(N, ...)`` as the layout stores them),
+    checked to be that split at that resolution."""
+    ds, layout = open_layout_netcdf(path, expect_attrs={"split": split})
     if ds.sizes["x"] != resolution:
         raise DataFileError(f"{path}: holds resolution {ds.sizes['x']}, expected {resolution}")
-    return torch.from_numpy(ds["u0"].to_numpy()), torch.from_numpy(ds["u"].to_numpy()), ds
+    inputs = torch.from_numpy(ds[layout.input].to_numpy())
+    return inputs, torch.from_numpy(ds[layout.target].to_numpy()), ds
 
 
 def _load_stats(path: str, train: xr.Dataset) -> dict[str, float]:
@@ -109,8 +113,9 @@ def run_train(
     inputs, targets, train_ds = _load_pairs(train_path, split="train", resolution=resolution)
     stats = _load_stats(stats_path, train_ds)
     torch.manual_seed(seed)
+    shapes = {"input_shape": list(inputs.shape[1:]), "target_shape": list(targets.shape[1:])}
     net = build_model(
-        spec["architecture"], spec["hparams"], resolution=resolution, n_train=len(inputs)
+        spec["architecture"], spec["hparams"], resolution=resolution, n_train=len(inputs), **shapes
     )
     n_params = count_parameters(net)
     # weights, two Adam moments and the resumable copy, float32, plus headroom
@@ -129,6 +134,7 @@ def run_train(
         "training": dict(training),
         "seed": seed,
         "resolution": resolution,
+        **shapes,
         "data_fingerprint": fingerprint(inputs, targets),
     }
     log.info(
@@ -176,10 +182,22 @@ def _write_metrics(path: str, **row: Any) -> None:
 def _write_predictions(
     test: xr.Dataset, prediction: np.ndarray, path: str, *, label: str, n_keep: int
 ) -> None:
-    kept = test.isel(sample=slice(0, n_keep))[["u0", "u"]]
-    kept["prediction"] = (("sample", "x"), prediction[:n_keep].astype(np.float32))
+    """Keep the first ``n_keep`` test samples with their predictions; targets with a
+    ``time`` dimension also get the error of each frame over the whole test split."""
+    layout = layout_of(test.attrs)
+    target = test[layout.target]
+    kept = test.isel(sample=slice(0, n_keep))[[layout.input, layout.target]]
+    kept["prediction"] = (target.dims, prediction[:n_keep].astype(np.float32))
+    if "time" in target.dims:
+        truth = target.to_numpy()
+        per_frame = np.stack(
+            [relative_l2_numpy(prediction[:, k], truth[:, k]) for k in range(truth.shape[1])],
+            axis=1,
+        )  # (sample, time)
+        kept["rel_l2_per_frame"] = ("time", per_frame.mean(axis=0))
     kept.attrs = {
         "label": label,
+        **layout.attrs(),
         **provenance_attrs(
             title=f"predictions of {label}", rule="evaluate", params={"label": label}
         ),
@@ -243,7 +261,8 @@ def run_baseline(
 ) -> None:
     """Score a no-learning reference (e.g. the linear heat equation) on the test split."""
     _, targets, test = _load_pairs(test_path, split="test", resolution=resolution)
-    pred = BASELINES[baseline](test["u0"].to_numpy().astype(np.float64), dataset)
+    inputs = test[layout_of(test.attrs).input].to_numpy().astype(np.float64)
+    pred = BASELINES[baseline](inputs, dataset)
     errors = relative_l2_numpy(pred, targets.numpy())
     _write_metrics(
         metrics,
