@@ -18,6 +18,7 @@ include: "workflow/rules/train.smk"
 include: "workflow/rules/evaluate.smk"
 include: "workflow/rules/figures.smk"
 include: "workflow/rules/closures.smk"
+include: "workflow/rules/regimes.smk"
 include: "workflow/rules/report.smk"
 
 

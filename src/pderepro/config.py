@@ -15,9 +15,16 @@ from typing import Any
 import jsonschema
 import yaml
 
+from pderepro.data.layouts import LAYOUTS, subsample_stride
+
 #: Keys that presets may set: sizes only, never the science.
 PRESET_KEYS = {
-    "dataset": {"base_resolution", "n_train", "n_test", "shard_size"},
+    # time_step: Navier-Stokes' stable step depends on the grid the preset picks
+    "dataset": {"base_resolution", "n_train", "n_test", "shard_size", "time_step"},
+    # per regime: which run, their sample counts and horizon
+    "regimes": {"run", "n_train", "n_test", "t_final"},
+    # which trained regime super-resolution reuses (one the preset runs) and its samples
+    "superresolution": {"regime", "n_test"},
     "resolutions": None,
     "training": {"epochs", "seeds", "checkpoint_every"},
     "truth": {"spinup_time", "pair_trajectories", "pair_time", "climate_members", "climate_time"},
@@ -134,7 +141,15 @@ def _check_preset(preset: Mapping[str, Any], path: Path) -> None:
                     f"set only {sorted(PRESET_KEYS)}"
                 )
             allowed = PRESET_KEYS[section]
-            if allowed is not None and isinstance(value, Mapping):
+            if section == "regimes" and isinstance(value, Mapping):
+                for regime, sizes in value.items():
+                    extra = sorted(set(sizes or {}) - allowed)
+                    if extra:
+                        raise ConfigError(
+                            f"{path}: key '{study}.regimes.{regime}.{extra[0]}' is not a "
+                            f"size; allowed: {sorted(allowed)}"
+                        )
+            elif allowed is not None and isinstance(value, Mapping):
                 extra = sorted(set(value) - allowed)
                 if extra:
                     raise ConfigError(
@@ -184,25 +199,68 @@ def _check_closure_study(where: str, study: Mapping[str, Any]) -> None:
             )
 
 
+def _check_regimes(where: str, study: Mapping[str, Any]) -> None:
+    """Cross-key rules of a regimes study: run regimes are fully sized, horizons fit."""
+    run = [key for key, regime in study["regimes"].items() if regime["run"]]
+    if not run:
+        raise ConfigError(f"config key '{where}.regimes': the preset runs none of them")
+    frames_in = study["dataset"]["frames_in"]
+    for key in run:
+        regime = study["regimes"][key]
+        for size in ("viscosity", "t_final", "n_train", "n_test"):
+            if size not in regime:
+                raise ConfigError(f"config key '{where}.regimes.{key}.{size}': required")
+        if not float(regime["t_final"]).is_integer() or regime["t_final"] <= frames_in:
+            raise ConfigError(
+                f"config key '{where}.regimes.{key}.t_final': must be a whole number of "
+                f"time units beyond dataset.frames_in={frames_in}"
+            )
+        frames_out = (regime["t_final"] - frames_in) * study["dataset"]["records_per_time"]
+        for name, model in study["models"].items():
+            hparams = model.get("hparams", {})
+            if "modes_time" in hparams:
+                room = frames_out + hparams.get("time_padding", 0)
+                if room < 2 * hparams["modes_time"]:
+                    raise ConfigError(
+                        f"config key '{where}.models.{name}.hparams.modes_time': "
+                        f"{hparams['modes_time']} temporal modes need target frames + "
+                        f"time_padding >= {2 * hparams['modes_time']}; regime {key} has "
+                        f"{frames_out:g} + {hparams.get('time_padding', 0)}"
+                    )
+    sr = study["superresolution"]
+    if sr.get("regime") not in run:
+        raise ConfigError(
+            f"config key '{where}.superresolution.regime': {sr.get('regime')!r} is not a "
+            f"regime the preset runs ({run})"
+        )
+    if sr["model"] not in study["models"]:
+        raise ConfigError(f"config key '{where}.superresolution.model': no model {sr['model']!r}")
+
+
 def _check_consistency(study_name: str, study: Mapping[str, Any]) -> None:
     """Cross-key rules that a JSON schema cannot express."""
     where = f"study.{study_name}"
     if study["kind"] == "closures":
         _check_closure_study(where, study)
         return
+    if study["kind"] == "regimes":
+        _check_regimes(where, study)
     base = study["dataset"]["base_resolution"]
+    grid = LAYOUTS[study["dataset"]["solver"]].grid
     for res in study["resolutions"]:
-        if base % res:
+        if subsample_stride(base, res, grid) is None:
             raise ConfigError(
-                f"config key '{where}.resolutions': {res} does not divide "
-                f"dataset.base_resolution={base}"
+                f"config key '{where}.resolutions': no stride takes the {grid} grid of "
+                f"dataset.base_resolution={base} points to {res}"
             )
     for key, model in study["models"].items():
-        modes = model.get("hparams", {}).get("modes")
-        if modes is not None and 2 * modes > min(study["resolutions"]):
+        hparams = model.get("hparams", {})
+        modes = hparams.get("modes")
+        room = min(study["resolutions"]) + hparams.get("padding", 0)
+        if modes is not None and 2 * modes > room:
             raise ConfigError(
                 f"config key '{where}.models.{key}.hparams.modes': {modes} modes "
-                f"need resolution >= {2 * modes}, got {min(study['resolutions'])}"
+                f"need resolution + padding >= {2 * modes}, got {room}"
             )
     known = set(study["models"]) | set(study.get("baselines", {}))
     for key in study.get("published", {}).get("values", {}):
@@ -254,6 +312,53 @@ def resolve_config(
     for name in top["studies"]:
         _check_consistency(name, top["study"][name])
     return top
+
+
+def regime_studies(name: str, study: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The resolution studies, one per run regime, that a regimes study is built from.
+
+    Each is named ``<study>/<regime>`` (so its outputs nest under ``results/<study>/``)
+    and has its own dataset ``<dataset>_<regime>`` with the regime's viscosity, horizon
+    and sample counts.
+    """
+    out = {}
+    for key, regime in study["regimes"].items():
+        if not regime["run"]:
+            continue
+        dataset = {
+            **study["dataset"],
+            "name": f"{study['dataset']['name']}_{key}".replace("-", "_"),
+            **{k: regime[k] for k in ("viscosity", "t_final", "n_train", "n_test")},
+        }
+        out[f"{name}/{key}"] = {
+            "kind": "resolution",
+            "title": f"{study['title']}, {regime.get('label', key)}",
+            "regime": key,
+            "dataset": dataset,
+            "resolutions": study["resolutions"],
+            "models": study["models"],
+            "training": study["training"],
+            "baselines": {},
+            "figures": study["figures"],
+        }
+    return out
+
+
+def superresolution_dataset(study: Mapping[str, Any]) -> dict[str, Any]:
+    """The test-only dataset of a regimes study's super-resolution: the regime's data on
+    the solver grid with ``time_factor`` frames per time unit."""
+    sr = study["superresolution"]
+    regime = study["regimes"][sr["regime"]]
+    base = study["dataset"]
+    return {
+        **base,
+        "name": f"{base['name']}_{sr['regime']}_fine".replace("-", "_"),
+        "viscosity": regime["viscosity"],
+        "t_final": regime["t_final"],
+        "records_per_time": base["records_per_time"] * sr["time_factor"],
+        "n_train": 1,  # unused: only the test split is made
+        "n_test": sr["n_test"],
+    }
 
 
 def model_training(study: Mapping[str, Any], model: str) -> dict[str, Any]:

@@ -6,7 +6,14 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pderepro.config import PRESET_KEYS, ConfigError, deep_merge, resolve_config
+from pderepro.config import (
+    PRESET_KEYS,
+    ConfigError,
+    deep_merge,
+    regime_studies,
+    resolve_config,
+    superresolution_dataset,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = ROOT / "workflow/schemas/config.schema.yaml"
@@ -44,8 +51,77 @@ def test_presets_hold_sizes_only():
         for sizes in yaml.safe_load(path.read_text()).values():
             for section, value in sizes.items():
                 assert section in PRESET_KEYS, (path, section)
-                if isinstance(value, dict):
+                if section == "regimes":  # sizes per regime
+                    for regime in value.values():
+                        assert set(regime) <= PRESET_KEYS[section], (path, regime)
+                elif isinstance(value, dict):
                     assert set(value) <= PRESET_KEYS[section], (path, section)
+
+
+def test_paper_preset_plans_the_fno_papers_2d_sizes():
+    cfg = resolve({**BASE, "preset": "paper"})
+    darcy = cfg["study"]["fno_darcy"]
+    assert darcy["dataset"]["base_resolution"] == 421
+    assert darcy["resolutions"] == [85, 141, 211, 421]
+    assert darcy["training"]["epochs"] == 500 and darcy["dataset"]["n_train"] == 1000
+    ns = cfg["study"]["fno_navier_stokes"]
+    assert ns["dataset"]["base_resolution"] == 256 and ns["dataset"]["time_step"] == 1e-4
+    assert ns["resolutions"] == [64]
+    runs = {k: (r["viscosity"], r["t_final"], r["n_train"]) for k, r in ns["regimes"].items()}
+    assert runs == {
+        "nu1e-3": (1e-3, 50.0, 1000),
+        "nu1e-4": (1e-4, 30.0, 1000),
+        "nu1e-4_n10000": (1e-4, 30.0, 10000),
+        "nu1e-5": (1e-5, 20.0, 1000),
+    }
+    assert all(r["run"] for r in ns["regimes"].values())
+    assert ns["superresolution"]["regime"] == "nu1e-4"
+
+
+def test_regimes_expand_to_one_resolution_study_each():
+    ns = resolve({**BASE, "preset": "paper"})["study"]["fno_navier_stokes"]
+    subs = regime_studies("fno_navier_stokes", ns)
+    assert list(subs) == [f"fno_navier_stokes/{k}" for k in ns["regimes"]]
+    one = subs["fno_navier_stokes/nu1e-5"]
+    assert one["kind"] == "resolution" and one["regime"] == "nu1e-5"
+    assert one["dataset"]["name"] == "navier_stokes_nu1e_5"
+    assert one["dataset"]["viscosity"] == 1e-5 and one["dataset"]["t_final"] == 20.0
+    fine = superresolution_dataset(ns)
+    assert fine["records_per_time"] == 4 and fine["base_resolution"] == 256
+
+
+def test_a_preset_may_not_set_a_regimes_science(tmp_path):
+    config_dir = _study_dir(tmp_path, lambda study: None)
+    path = config_dir / "presets/quick.yaml"
+    preset = yaml.safe_load(path.read_text())
+    preset["fno_navier_stokes"]["regimes"]["nu1e-3"]["viscosity"] = 0.1
+    path.write_text(yaml.safe_dump(preset))
+    with pytest.raises(ConfigError, match=r"regimes\.nu1e-3\.viscosity"):
+        resolve(BASE, config_dir=config_dir)
+
+
+@pytest.mark.parametrize(
+    ("edit", "key"),
+    [
+        (("superresolution.model", "tfnet"), "superresolution.model"),
+        (("models.fno3d.hparams.time_padding", 0), "modes_time"),
+        (("dataset.grf.exponent", -1.0), "exponent"),
+    ],
+)
+def test_bad_regimes_studies_fail_naming_the_key(tmp_path, edit, key):
+    config_dir = _study_dir(tmp_path, _set(*edit), name="fno_navier_stokes")
+    with pytest.raises(ConfigError, match=key):
+        resolve(BASE, config_dir=config_dir)
+
+
+def test_darcy_resolutions_must_be_vertex_subsamples(tmp_path):
+    config_dir = _study_dir(tmp_path, lambda study: None)
+    path = config_dir / "presets/quick.yaml"
+    preset = yaml.safe_load(path.read_text())
+    preset["fno_darcy"]["resolutions"] = [42]  # 84 / 41 is not whole
+    path.write_text(yaml.safe_dump(preset))
+    with pytest.raises(ConfigError, match="vertex grid"):
+        resolve(BASE, config_dir=config_dir)
 
 
 def test_deep_merge_merges_mappings_and_replaces_the_rest():
@@ -191,7 +267,7 @@ PRESET_EDITS = [
     ("n_train: 500", "n_train: 0", "dataset.n_train"),
     ("shard_size: 250", "shard_size: -5", "dataset.shard_size"),
     ("epochs: 30", "epochs: 0", "training.epochs"),
-    ("seeds: 2", "seeds: two", "training.seeds"),
+    ("epochs: 30, seeds: 1", "epochs: 30, seeds: two", "training.seeds"),
     ("base_resolution: 1024", "base_resolution: .nan", "base_resolution"),
 ]
 

@@ -14,10 +14,12 @@ from tests.workflow.helpers import (
 )
 
 
-def _expected(n_train_shards, n_test_shards, resolutions, seeds, models=3, baselines=1):
-    runs = models * resolutions * seeds
+def _expected(burgers, darcy, navier_stokes):
+    """Jobs of the default studies. ``burgers``/``darcy``: (train shards, test shards,
+    resolutions, seeds); ``navier_stokes``: [(train shards, test shards)] per run regime
+    and the super-resolution test shards (one resolution, one seed, four models)."""
     setups, closures = 4, 5  # l96_closures: F20, F16, F18, F24; none .. fno
-    return {
+    jobs = {
         "generate_truth": 2 * setups,  # a pairs and a climate run per setup
         "coarse_grain": setups,
         "fit_closure": closures,
@@ -26,27 +28,48 @@ def _expected(n_train_shards, n_test_shards, resolutions, seeds, models=3, basel
         "truth_floor": 1,
         "closure_tables": 1,
         "plot_closures": 1,
-        "generate_shard": n_train_shards + n_test_shards,
-        "merge_shards": 2,
-        "preprocess": resolutions,
-        "train_model": runs,
-        "evaluate_model": runs,
-        "evaluate_baseline": baselines * resolutions,
-        "make_table": 1,
-        "plot_resolution": 1,
-        "plot_samples": 1,
         "validate_solvers": 1,
         "summary": 1,
         "all": 1,
     }
+    (b_train, b_test, b_res, b_seeds), (d_train, d_test, d_res, d_seeds) = burgers, darcy
+    regimes, superres_shards = navier_stokes
+    runs = 3 * b_res * b_seeds + 3 * d_res * d_seeds + 4 * len(regimes)
+    jobs.update(
+        {
+            "generate_shard": b_train
+            + b_test
+            + d_train
+            + d_test
+            + sum(train + test for train, test in regimes)
+            + superres_shards,
+            "merge_shards": 2 + 2 + 2 * len(regimes) + 1,
+            "preprocess": b_res + d_res + len(regimes),
+            "train_model": runs,
+            "evaluate_model": runs,
+            "evaluate_baseline": b_res,  # heat, Burgers only
+            "make_table": 2,
+            "plot_resolution": 2,
+            "plot_samples": 2,
+            "regimes_table": 1,
+            "plot_error_vs_time": 1,
+            "evaluate_superresolution": 1,
+            "plot_superresolution": 1,
+        }
+    )
+    return jobs
 
 
 @pytest.mark.parametrize(
     ("preset", "expected"),
     [
-        ("smoke", _expected(2, 1, resolutions=2, seeds=1)),
-        ("quick", _expected(2, 1, resolutions=3, seeds=2)),
-        ("paper", _expected(10, 1, resolutions=6, seeds=3)),
+        ("smoke", _expected((2, 1, 2, 1), (1, 1, 2, 1), ([(1, 1)], 1))),
+        ("quick", _expected((2, 1, 3, 1), (2, 1, 3, 1), ([(2, 1)], 1))),
+        # Navier-Stokes: nu=1e-3, 1e-4 (N=1000 and N=10000), 1e-5; 20 samples per shard
+        (
+            "paper",
+            _expected((10, 1, 6, 3), (20, 2, 4, 1), ([(50, 10), (50, 10), (500, 10), (50, 10)], 1)),
+        ),
     ],
 )
 def test_dry_run_plans_every_job(tmp_path, preset, expected):

@@ -100,6 +100,49 @@ def test_changing_a_closure_hyperparameter_reruns_only_that_closure(smoke_run):
     }
 
 
+def test_darcy_and_navier_stokes_tables_and_figures(smoke_run):
+    darcy = pd.read_csv(smoke_run / "results/fno_darcy/tables/resolution.csv")
+    assert set(darcy["model"]) == {"FNO", "FCN", "PCANN"}
+    assert set(darcy["resolution"]) == {22, 43}
+    assert darcy["rel_l2_mean"].map(math.isfinite).all()
+    ns = smoke_run / "results/fno_navier_stokes"
+    regimes = pd.read_csv(ns / "tables/regimes.csv")
+    assert list(regimes.columns) == [
+        "model", "regime", "n_train", "rel_l2_mean", "rel_l2_std", "n_seeds", "n_params",
+        "published",
+    ]  # fmt: skip
+    assert list(regimes["model"]) == ["FNO-3D", "FNO-2D", "U-Net", "ResNet"]
+    assert regimes["rel_l2_mean"].map(math.isfinite).all()
+    assert list(regimes["published"]) == [0.0086, 0.0128, 0.0245, 0.0701]  # the study file's
+    superres = pd.read_csv(ns / "superresolution/metrics.csv")
+    assert superres["test_resolution"].item() == 2 * superres["train_resolution"].item()
+    assert math.isfinite(superres["rel_l2"].item())
+    for name in ("error_vs_time", "superresolution"):
+        assert (ns / f"figures/{name}.png").stat().st_size > 1000
+    assert (smoke_run / "results/fno_darcy/figures/samples.png").stat().st_size > 1000
+    summary = (smoke_run / "results/summary.md").read_text()
+    assert "fno_darcy" in summary and "| FNO-3D" in summary and "super-resolution" in summary
+
+
+def test_changing_an_fno3d_hyperparameter_reruns_only_its_jobs(smoke_run):
+    planned = _planned_after_edit(
+        smoke_run,
+        "fno_navier_stokes",
+        "width: 20, layers: 4, projection: 128, time_padding",
+        "width: 12, layers: 4, projection: 128, time_padding",
+    )
+    assert planned == {
+        "train_model": 1,
+        "evaluate_model": 1,
+        "regimes_table": 1,
+        "plot_error_vs_time": 1,
+        "evaluate_superresolution": 1,
+        "plot_superresolution": 1,
+        "summary": 1,
+        "all": 1,
+    }
+
+
 def test_report_builds(smoke_run):
     result = snakemake("--report", "results/report.html", "--config", "preset=smoke", cwd=smoke_run)
     assert result.returncode == 0, result.stderr[-3000:]
@@ -109,7 +152,15 @@ def test_report_builds(smoke_run):
 def test_a_second_clean_run_gives_identical_data_and_metrics(smoke_run, tmp_path):
     again = copy_workflow(tmp_path)
     result = snakemake(
-        "--cores", "2", "--config", "preset=smoke", "--until", "make_table", cwd=again, timeout=900
+        "--cores",
+        "2",
+        "--config",
+        "preset=smoke",
+        "studies=[fno_burgers]",
+        "--until",
+        "make_table",
+        cwd=again,
+        timeout=900,
     )
     assert result.returncode == 0, result.stderr[-5000:]
     for split in ("train", "test"):

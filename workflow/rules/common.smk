@@ -1,8 +1,15 @@
 # Config validation, named helpers and wildcard constraints; no rules here.
 import os
+from argparse import Namespace
 
-from pderepro.config import ConfigError, model_training, resolve_config
-from pderepro.data.generate import n_shards, shard_bounds
+from pderepro.config import (
+    ConfigError,
+    model_training,
+    regime_studies,
+    resolve_config,
+    superresolution_dataset,
+)
+from pderepro.data.generate import n_shards, shard_bounds, values_per_sample
 from pderepro.stages.data import DASK_SCHEDULER_ENV
 
 # glibc maps and unmaps multi-MB torch tensors every step unless told otherwise, which
@@ -26,9 +33,17 @@ if CONFIG["dask"]["scheduler_address"]:
     os.environ[DASK_SCHEDULER_ENV] = CONFIG["dask"]["scheduler_address"]
 
 STUDIES = {name: CONFIG["study"][name] for name in CONFIG["studies"]}
+# regimes studies (kind: regimes) are built from one resolution study per regime they
+# run, named <study>/<regime>, whose outputs nest under results/<study>/<regime>/
+REGIME_STUDIES = {n: s for n, s in STUDIES.items() if s["kind"] == "regimes"}
+for _name, _study in REGIME_STUDIES.items():
+    STUDIES.update(regime_studies(_name, _study))
 # resolution studies (kind: resolution) train models on datasets at several resolutions
 RESOLUTION_STUDIES = {n: s for n, s in STUDIES.items() if s["kind"] == "resolution"}
 DATASETS = {s["dataset"]["name"]: s["dataset"] for s in RESOLUTION_STUDIES.values()}
+# super-resolution test sets: the solver grid at a finer frame rate, test split only
+SUPERRES_DATASETS = {n: superresolution_dataset(s) for n, s in REGIME_STUDIES.items()}
+DATASETS.update({d["name"]: d for d in SUPERRES_DATASETS.values()})
 SPLITS = ["train", "test"]
 ENV = "../../envs/pderepro.yaml"
 
@@ -164,3 +179,62 @@ def table_params(wildcards):
 
 def figure_params(wildcards):
     return {"title": STUDIES[wildcards.study]["title"]}
+
+
+# ---- regimes studies -----------------------------------------------------------------------
+
+# matches the regimes studies only (a never-matching pattern when there are none)
+REGIME_PATTERN = "|".join(REGIME_STUDIES) or "(?!)"
+
+
+def run_regimes(study):
+    """Keys of the regimes a regimes study runs, in study order."""
+    return [k for k, r in REGIME_STUDIES[study]["regimes"].items() if r["run"]]
+
+
+def regime_metric_files(wildcards):
+    return [
+        f
+        for regime in run_regimes(wildcards.study)
+        for f in metric_files(Namespace(study=f"{wildcards.study}/{regime}"))
+    ]
+
+
+def regime_prediction_files(wildcards):
+    """Predictions at the finest training resolution, seed 0, by regime and model."""
+    study = REGIME_STUDIES[wildcards.study]
+    res = max(study["resolutions"])
+    return {
+        f"{regime}__{model}": f"results/{wildcards.study}/{regime}/predictions/{model}/res{res}/seed0.nc"
+        for regime in run_regimes(wildcards.study)
+        for model in study["models"]
+    }
+
+
+def regimes_table_params(wildcards):
+    study = REGIME_STUDIES[wildcards.study]
+    return {
+        "regimes": {k: study["regimes"][k] for k in run_regimes(wildcards.study)},
+        "published": study["published"],
+        "model_order": list(study["models"]),
+    }
+
+
+def superres_checkpoint(wildcards):
+    study = REGIME_STUDIES[wildcards.study]
+    sr = study["superresolution"]
+    res = max(study["resolutions"])
+    return f"results/{wildcards.study}/{sr['regime']}/models/{sr['model']}/res{res}/seed0/checkpoint.pt"
+
+
+def superres_test(wildcards):
+    return f"data/raw/{SUPERRES_DATASETS[wildcards.study]['name']}/test.nc"
+
+
+def superres_params(wildcards):
+    study = REGIME_STUDIES[wildcards.study]
+    return {
+        "regime": study["superresolution"]["regime"],
+        "time_factor": study["superresolution"]["time_factor"],
+        "n_keep": study["figures"]["samples"],
+    }

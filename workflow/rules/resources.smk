@@ -16,25 +16,45 @@ def _minutes(seconds):
     return max(10, int(MARGIN * seconds / 60) + 1)
 
 
+# Darcy: sparse direct solve, about 5e-6 s per grid point (s^2) at s = 421 on one core
+DARCY_S_PER_POINT = 5e-6
+# Navier-Stokes: about 2e-8 s per sample, grid point and step at 64^2 on one core
+NS_S_PER_POINT_STEP = 2e-8
+# 2-D models (FNO-2D/3D, U-Net, ResNet): about 1e-5 s per sample, output point and epoch
+TRAIN_2D_S_PER_POINT_EPOCH = 1e-5
+
+
+def _points(cfg):
+    """Grid points of one sample's fields on the solver grid."""
+    return cfg["base_resolution"] ** (1 if cfg["solver"] == "burgers" else 2)
+
+
 def generate_mem_mb(wildcards):
     cfg = DATASETS[wildcards.dataset]
-    # float64 fields and about 30 solver temporaries per sample of the shard
+    # float64 fields and about 30 solver temporaries per grid point, plus the stored
+    # float32 values of the shard
+    stored = cfg["shard_size"] * values_per_sample(cfg) * 4
     return BASE_MB + int(
-        30 * 8 * cfg["shard_size"] * cfg["base_resolution"] / BYTES_PER_MB
+        (30 * 8 * cfg["shard_size"] * _points(cfg) + stored) / BYTES_PER_MB
     )
 
 
 def generate_runtime(wildcards):
     cfg = DATASETS[wildcards.dataset]
+    points = cfg["shard_size"] * _points(cfg)
+    if cfg["solver"] == "darcy":
+        return _minutes(points * DARCY_S_PER_POINT)
     steps = round(cfg["t_final"] / cfg["time_step"])
-    work = cfg["shard_size"] * cfg["base_resolution"] * steps
-    return _minutes(work * BURGERS_S_PER_POINT_STEP)
+    rate = (
+        BURGERS_S_PER_POINT_STEP if cfg["solver"] == "burgers" else NS_S_PER_POINT_STEP
+    )
+    return _minutes(points * steps * rate)
 
 
 def split_mb(dataset, split):
-    """Size of one raw split in MB (two float32 fields per sample)."""
+    """Size of one raw split in MB (float32 input and target fields)."""
     cfg = DATASETS[dataset]
-    return 2 * 4 * cfg[f"n_{split}"] * cfg["base_resolution"] / BYTES_PER_MB
+    return 4 * cfg[f"n_{split}"] * values_per_sample(cfg) / BYTES_PER_MB
 
 
 def merge_mem_mb(wildcards):
@@ -46,19 +66,34 @@ def preprocess_mem_mb(wildcards):
     return BASE_MB + int(split_mb(wildcards.dataset, "train") / 4)
 
 
+def _sample_points(study, res):
+    """Values of one processed sample (input and target) at resolution ``res``."""
+    dataset = study["dataset"]
+    scale = (res / dataset["base_resolution"]) ** (
+        1 if dataset["solver"] == "burgers" else 2
+    )
+    return values_per_sample(dataset) * scale
+
+
 def train_mem_mb(wildcards):
-    dataset = STUDIES[wildcards.study]["dataset"]
-    data_mb = 2 * 4 * dataset["n_train"] * int(wildcards.res) / BYTES_PER_MB
-    # data, activations of a batch (about 200 floats per grid point) and weights
-    batch = STUDIES[wildcards.study]["training"]["batch_size"]
-    return BASE_MB + int(data_mb + 200 * 4 * batch * int(wildcards.res) / BYTES_PER_MB)
+    study = STUDIES[wildcards.study]
+    points = _sample_points(study, int(wildcards.res))
+    data_mb = 4 * study["dataset"]["n_train"] * points / BYTES_PER_MB
+    # data, activations of a batch (about 200 floats per value) and weights
+    batch = study["training"]["batch_size"]
+    return BASE_MB + int(data_mb + 200 * 4 * batch * points / BYTES_PER_MB)
 
 
 def train_runtime(wildcards):
     study = STUDIES[wildcards.study]
     training = model_training(study, wildcards.model)
-    work = training["epochs"] * study["dataset"]["n_train"] * int(wildcards.res)
-    return _minutes(work * TRAIN_S_PER_POINT_EPOCH)
+    points = _sample_points(study, int(wildcards.res))
+    rate = (
+        TRAIN_S_PER_POINT_EPOCH
+        if study["dataset"]["solver"] == "burgers"
+        else TRAIN_2D_S_PER_POINT_EPOCH
+    )
+    return _minutes(training["epochs"] * study["dataset"]["n_train"] * points * rate)
 
 
 def train_devices(wildcards):

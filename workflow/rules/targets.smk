@@ -1,10 +1,21 @@
 # Target lists of rule all and the summary's inputs; no rules here.
-from argparse import Namespace
 
 FIGURE_FORMATS = ["png", "pdf"]
 
 
 def study_targets(study):
+    if study in REGIME_STUDIES:
+        return [
+            f"results/{study}/tables/regimes.csv",
+            f"results/{study}/tables/regimes.md",
+            f"results/{study}/superresolution/metrics.csv",
+            *expand(
+                "results/{study}/figures/{name}.{ext}",
+                study=study,
+                name=["error_vs_time", "superresolution"],
+                ext=FIGURE_FORMATS,
+            ),
+        ]
     if study in CLOSURE_STUDIES:
         return [
             f"results/{study}/tables/{kind}.{ext}"
@@ -41,7 +52,7 @@ def validation_targets():
 
 def all_targets():
     return ["results/summary.md", *validation_targets()] + [
-        t for study in STUDIES for t in study_targets(study)
+        t for study in CONFIG["studies"] for t in study_targets(study)
     ]
 
 
@@ -64,6 +75,12 @@ def benchmark_files(wildcards):
                 study=name,
                 closure=closure_keys(name),
             )
+    for dataset in SUPERRES_DATASETS.values():
+        files += expand(
+            "results/benchmarks/generate_shard/{dataset}/test-{shard}.tsv",
+            dataset=dataset["name"],
+            shard=range(n_shards(dataset["n_test"], dataset["shard_size"])),
+        )
     for name, study in RESOLUTION_STUDIES.items():
         dataset = study["dataset"]
         for split in SPLITS:
@@ -92,9 +109,13 @@ def benchmark_files(wildcards):
 def summary_studies(wildcards):
     """Per study: title, table and metrics paths, for results/summary.md."""
     studies = {}
-    for name, study in STUDIES.items():
+    for name in CONFIG["studies"]:
+        study = STUDIES[name]
         if name in CLOSURE_STUDIES:  # fitted and run on the CPU: no device column
             tables, metrics = ["offline", "online"], []
+        elif name in REGIME_STUDIES:
+            tables = ["regimes", "superresolution"]
+            metrics = regime_metric_files(Namespace(study=name))
         else:
             tables, metrics = ["resolution"], metric_files(Namespace(study=name))
         studies[name] = {

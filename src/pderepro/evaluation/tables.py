@@ -73,6 +73,71 @@ def resolution_table(
     return table[RESOLUTION_COLUMNS].reset_index(drop=True)
 
 
+#: Columns of the regimes table (Navier-Stokes), in order.
+REGIME_COLUMNS = [
+    "model",
+    "regime",
+    "n_train",
+    "rel_l2_mean",
+    "rel_l2_std",
+    "n_seeds",
+    "n_params",
+    "published",
+]
+
+
+def regimes_table(
+    metrics: pd.DataFrame,
+    *,
+    regimes: Mapping[str, Mapping[str, object]],
+    published: Mapping[str, Mapping[str, float]],
+    model_order: Sequence[str],
+) -> pd.DataFrame:
+    """Mean and spread over seeds of the relative L2 error, per model and regime.
+
+    Parameters
+    ----------
+    metrics : pandas.DataFrame
+        Rows with :data:`METRIC_COLUMNS` plus ``regime`` (the regime key).
+    regimes : mapping
+        ``{regime key: {"label": ..., "n_train": ...}}`` in table order.
+    published : mapping
+        ``{model key: {regime key: value}}`` from the study config (REFERENCES.md).
+    model_order : sequence of str
+        Model keys in the order the table lists them.
+
+    Returns
+    -------
+    pandas.DataFrame
+        :data:`REGIME_COLUMNS`; ``model`` and ``regime`` hold display labels.
+    """
+    rows = []
+    for (model, regime), group in metrics.groupby(["model", "regime"], sort=False):
+        errors = group["rel_l2"].to_numpy(dtype=float)
+        rows.append(
+            {
+                "key": model,
+                "regime_key": regime,
+                "model": group["label"].iloc[0],
+                "regime": regimes[regime].get("label", regime),
+                "n_train": int(regimes[regime]["n_train"]),
+                "rel_l2_mean": errors.mean(),
+                "rel_l2_std": errors.std(ddof=1) if len(errors) > 1 else 0.0,
+                "n_seeds": len(errors),
+                "n_params": int(group["n_params"].iloc[0]),
+                "published": published.get(model, {}).get(regime, np.nan),
+            }
+        )
+    table = pd.DataFrame(rows)
+    rank = {m: i for i, m in enumerate(model_order)}
+    regime_rank = {r: i for i, r in enumerate(regimes)}
+    table = table.sort_values(
+        ["key", "regime_key"],
+        key=lambda c: c.map(rank if c.name == "key" else regime_rank),
+    )
+    return table[REGIME_COLUMNS].reset_index(drop=True)
+
+
 def write_table(
     table: pd.DataFrame, csv_path: str | Path, md_path: str | Path, *, caption: str
 ) -> None:

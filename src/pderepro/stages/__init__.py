@@ -14,6 +14,12 @@ from pderepro.stages.closures import (
 from pderepro.stages.data import run_generate, run_merge, run_preprocess
 from pderepro.stages.learning import run_baseline, run_evaluate, run_train
 from pderepro.stages.online import run_online, run_truth_floor
+from pderepro.stages.regimes import (
+    run_evaluate_superresolution,
+    run_plot_error_vs_time,
+    run_plot_superresolution,
+    run_regimes_table,
+)
 from pderepro.stages.reporting import (
     run_closure_tables,
     run_plot_closures,
@@ -35,6 +41,10 @@ __all__ = [
     "run_plot_closures",
     "run_truth_floor",
     "run_evaluate",
+    "run_evaluate_superresolution",
+    "run_plot_error_vs_time",
+    "run_plot_superresolution",
+    "run_regimes_table",
     "run_generate",
     "run_merge",
     "run_plot_resolution",

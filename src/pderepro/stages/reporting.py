@@ -49,10 +49,13 @@ def run_plot_resolution(
 
 
 def run_plot_samples(*, predictions: Sequence[str], figures: Sequence[str], n_samples: int) -> None:
-    """Figure of test samples with every model's prediction."""
+    """Figure of test samples with every model's prediction (curves in 1-D, fields in 2-D)."""
+    from pderepro.plotting.fields import plot_samples_2d
     from pderepro.plotting.figures import plot_samples_1d
 
-    plot_samples_1d([open_netcdf(p) for p in predictions], *figures, n_samples=n_samples)
+    datasets = [open_netcdf(p) for p in predictions]
+    plot = plot_samples_2d if "y" in datasets[0].dims else plot_samples_1d
+    plot(datasets, *figures, n_samples=n_samples)
 
 
 def run_closure_tables(

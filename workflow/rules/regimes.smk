@@ -1,0 +1,83 @@
+# Regimes studies (Navier-Stokes): each run regime is a resolution study <study>/<regime>
+# built by the generate ... evaluate rules; these rules gather them into the regimes
+# table and figures, and test FNO-3D's zero-shot super-resolution.
+
+
+rule regimes_table:
+    input:
+        regime_metric_files,
+    output:
+        csv="results/{study}/tables/regimes.csv",
+        markdown="results/{study}/tables/regimes.md",
+    log:
+        "results/logs/regimes_table/{study}.log",
+    wildcard_constraints:
+        study=REGIME_PATTERN,
+    conda:
+        ENV
+    params:
+        table=regimes_table_params,
+    script:
+        "../scripts/regimes_table.py"
+
+
+rule plot_error_vs_time:
+    input:
+        unpack(regime_prediction_files),
+    output:
+        png=report(
+            "results/{study}/figures/error_vs_time.png",
+            caption="../report/error_vs_time.rst",
+            category="{study}",
+        ),
+        pdf="results/{study}/figures/error_vs_time.pdf",
+    log:
+        "results/logs/plot_error_vs_time/{study}.log",
+    wildcard_constraints:
+        study=REGIME_PATTERN,
+    conda:
+        ENV
+    params:
+        figure=figure_params,
+    script:
+        "../scripts/plot_error_vs_time.py"
+
+
+rule evaluate_superresolution:
+    input:
+        checkpoint=superres_checkpoint,
+        test=superres_test,
+    output:
+        metrics="results/{study}/superresolution/metrics.csv",
+        markdown="results/{study}/tables/superresolution.md",
+        predictions="results/{study}/superresolution/predictions.nc",
+    log:
+        "results/logs/evaluate_superresolution/{study}.log",
+    wildcard_constraints:
+        study=REGIME_PATTERN,
+    conda:
+        ENV
+    params:
+        superres=superres_params,
+    script:
+        "../scripts/evaluate_superresolution.py"
+
+
+rule plot_superresolution:
+    input:
+        "results/{study}/superresolution/predictions.nc",
+    output:
+        png=report(
+            "results/{study}/figures/superresolution.png",
+            caption="../report/superresolution.rst",
+            category="{study}",
+        ),
+        pdf="results/{study}/figures/superresolution.pdf",
+    log:
+        "results/logs/plot_superresolution/{study}.log",
+    wildcard_constraints:
+        study=REGIME_PATTERN,
+    conda:
+        ENV
+    script:
+        "../scripts/plot_superresolution.py"
