@@ -51,6 +51,11 @@ def load_trained_model(
 
 
 @torch.no_grad()
-def predict(model: torch.nn.Module, inputs: torch.Tensor, *, batch_size: int = 100) -> torch.Tensor:
-    """Apply ``model`` to ``inputs (N, *grid)`` in batches; returns ``(N, *grid)``."""
-    return torch.cat([model(inputs[i : i + batch_size]) for i in range(0, len(inputs), batch_size)])
+def predict(
+    model: torch.nn.Module, inputs: torch.Tensor, *args: object, batch_size: int = 100
+) -> torch.Tensor:
+    """Apply ``model`` to ``inputs (N, *grid)`` in batches (``args`` passed on to each call);
+    returns ``(N, *grid_out)``."""
+    return torch.cat(
+        [model(inputs[i : i + batch_size], *args) for i in range(0, len(inputs), batch_size)]
+    )

@@ -18,9 +18,10 @@ from pderepro.data.io import (
     open_netcdf,
     write_netcdf,
 )
+from pderepro.data.layouts import Layout
 from pderepro.data.provenance import provenance_attrs
 from pderepro.evaluation.metrics import relative_l2_numpy
-from pderepro.evaluation.predict import load_trained_model
+from pderepro.evaluation.predict import load_trained_model, predict
 from pderepro.evaluation.tables import regimes_table, write_table
 
 log = logging.getLogger(__name__)
@@ -82,17 +83,19 @@ def run_plot_error_vs_time(
     plot_error_vs_time(pd.DataFrame(rows), *figures, title=title)
 
 
-def _superres_inputs(fine: xr.Dataset, time_factor: int) -> tuple[np.ndarray, np.ndarray]:
+def _superres_inputs(
+    fine: xr.Dataset, layout: Layout, time_factor: int
+) -> tuple[np.ndarray, np.ndarray]:
     """Input frames (one per time unit) and all target frames of the fine test data."""
-    layout_in, layout_target = fine["w_in"].to_numpy(), fine["w"].to_numpy()
-    if layout_in.ndim != 4 or layout_target.ndim != 4:
+    inputs, truth = fine[layout.input].to_numpy(), fine[layout.target].to_numpy()
+    if inputs.ndim != 4 or truth.ndim != 4:
         raise DataFileError("super-resolution data must hold (sample, time, y, x) frames")
-    if layout_target.shape[1] % time_factor:
+    if truth.shape[1] % time_factor:
         raise DataFileError(
-            f"{layout_target.shape[1]} target frames are not a whole number of time units "
+            f"{truth.shape[1]} target frames are not a whole number of time units "
             f"at {time_factor} frames per unit"
         )
-    return layout_in, layout_target
+    return inputs, truth
 
 
 def run_evaluate_superresolution(
@@ -113,29 +116,18 @@ def run_evaluate_superresolution(
     is reported beside it, so the cost of going finer is visible.
     """
     net, meta = load_trained_model(checkpoint)
-    fine, _ = open_layout_netcdf(test_path, expect_attrs={"split": "test"})
-    inputs, truth = _superres_inputs(fine, time_factor)
+    fine, layout = open_layout_netcdf(test_path, expect_attrs={"split": "test"})
+    inputs, truth = _superres_inputs(fine, layout, time_factor)
     frames_out = truth.shape[1]
     log.info(
         "%s trained at %d, tested at %d with %d frames (x%d in time)",
         meta["label"], meta["resolution"], fine.sizes["x"], frames_out, time_factor,
     )  # fmt: skip
-    with torch.no_grad():
-        pred = torch.cat(
-            [
-                net.net(  # the normalised model's network, called with the finer frame count
-                    (torch.from_numpy(inputs[i : i + 4]) - net.input_mean) / net.input_std,
-                    frames_out,
-                )
-                * net.target_std
-                + net.target_mean
-                for i in range(0, len(inputs), 4)
-            ]
-        ).numpy()  # (sample, frames_out, n, n)
+    # the same model, asked for the finer frame count; (sample, frames_out, n, n)
+    pred = predict(net, torch.from_numpy(inputs), frames_out, batch_size=4).numpy()
     errors = relative_l2_numpy(pred, truth)
-    stride = fine.sizes["x"] // meta["resolution"]
-    coarse = (slice(None), slice(time_factor - 1, None, time_factor), slice(None, None, stride))
-    coarse = (*coarse, slice(None, None, stride))
+    space = slice(None, None, fine.sizes["x"] // meta["resolution"])
+    coarse = (slice(None), slice(time_factor - 1, None, time_factor), space, space)
     errors_coarse = relative_l2_numpy(pred[coarse], truth[coarse])
     if not np.isfinite(errors).all():
         raise FloatingPointError(f"{checkpoint}: non-finite predictions on {test_path}")
@@ -157,10 +149,10 @@ def run_evaluate_superresolution(
         "rel_l2_train_grid scores the same predictions on the training grid and frames."
     )
     write_table(frame, metrics, markdown, caption=caption)
-    kept = fine.isel(sample=slice(0, n_keep))[["w_in", "w"]]
-    kept["prediction"] = (("sample", "time", "y", "x"), pred[:n_keep].astype(np.float32))
+    kept = fine.isel(sample=slice(0, n_keep))[[layout.input, layout.target]]
+    kept["prediction"] = (fine[layout.target].dims, pred[:n_keep].astype(np.float32))
     kept.attrs = {
-        **{k: fine.attrs[k] for k in ("input_variable", "target_variable", "grid")},
+        **layout.attrs(),
         **{k: str(v) for k, v in row.items()},
         **provenance_attrs(
             title=f"zero-shot super-resolution of {meta['label']}",

@@ -99,9 +99,11 @@ class NormalisedModel(nn.Module):
         for name in ("input_mean", "input_std", "target_mean", "target_std"):
             self.register_buffer(name, torch.tensor(float(stats[name]), dtype=torch.float32))
 
-    def forward(self, u: torch.Tensor) -> torch.Tensor:  # (batch, *grid) -> (batch, *grid)
+    def forward(self, u: torch.Tensor, *args: Any) -> torch.Tensor:
+        """Physical ``(batch, *grid)`` in, physical ``(batch, *grid_out)`` out; ``args`` go to
+        the network (e.g. a frame count for super-resolution in time)."""
         z = (u - self.input_mean) / self.input_std
-        return self.net(z) * self.target_std + self.target_mean
+        return self.net(z, *args) * self.target_std + self.target_mean
 
 
 def _make_scheduler(
