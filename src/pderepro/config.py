@@ -26,7 +26,9 @@ PRESET_KEYS = {
     # which trained regime super-resolution reuses (one the preset runs) and its samples
     "superresolution": {"regime", "n_test"},
     "resolutions": None,
-    "training": {"epochs", "seeds", "checkpoint_every"},
+    # the optimiser's budget: a run of a few hundred steps needs smaller batches, a larger rate
+    # and a decay over the whole run; the study's own settings (the paper's) apply otherwise
+    "training": {"epochs", "seeds", "checkpoint_every", "batch_size", "learning_rate", "scheduler"},
     "truth": {"spinup_time", "pair_trajectories", "pair_time", "climate_members", "climate_time"},
     "forecast": {"starts", "members", "lead_time"},
 }

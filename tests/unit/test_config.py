@@ -252,9 +252,9 @@ def test_closure_study_presets_size_the_runs():
 def test_a_preset_that_sets_science_is_rejected(tmp_path):
     config_dir = _study_dir(tmp_path, lambda s: None)
     (config_dir / "presets/quick.yaml").write_text(
-        "fno_burgers:\n  training: {learning_rate: 0.1}\n"
+        "fno_burgers:\n  training: {weight_decay: 0.1}\n"
     )
-    with pytest.raises(ConfigError, match="learning_rate"):
+    with pytest.raises(ConfigError, match="weight_decay"):
         resolve(copy.deepcopy(BASE), config_dir=config_dir)
     (config_dir / "presets/quick.yaml").write_text("l96_closures:\n  setups: {F30: 30.0}\n")
     with pytest.raises(ConfigError, match="setups"):
@@ -266,8 +266,10 @@ PRESET_EDITS = [
     ("resolutions: [256, 512, 1024]", "resolutions: [0]", "resolutions.0"),
     ("n_train: 500", "n_train: 0", "dataset.n_train"),
     ("shard_size: 250", "shard_size: -5", "dataset.shard_size"),
-    ("epochs: 30", "epochs: 0", "training.epochs"),
-    ("epochs: 30, seeds: 1", "epochs: 30, seeds: two", "training.seeds"),
+    ("epochs: 15, batch_size: 10", "epochs: 0, batch_size: 10", "training.epochs"),
+    ("seeds: 2", "seeds: two", "training.seeds"),
+    ("batch_size: 10", "batch_size: 0", "training.batch_size"),
+    ("scheduler: cosine", "scheduler: linear", "training.scheduler"),
     ("base_resolution: 1024", "base_resolution: .nan", "base_resolution"),
 ]
 
