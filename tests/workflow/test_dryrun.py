@@ -64,7 +64,7 @@ def _expected(burgers, darcy, navier_stokes):
     ("preset", "expected"),
     [
         ("smoke", _expected((2, 1, 2, 1), (1, 1, 2, 1), ([(1, 1)], 1))),
-        ("quick", _expected((2, 1, 3, 2), (2, 1, 3, 1), ([(2, 1)], 1))),
+        ("quick", _expected((2, 1, 3, 2), (2, 1, 2, 1), ([(1, 1)], 1))),
         # Navier-Stokes: nu=1e-3, 1e-4 (N=1000 and N=10000), 1e-5; 20 samples per shard
         (
             "paper",
