@@ -123,8 +123,8 @@ class NavierStokesStepper:
         decay = (1.0 - a_half) / (1.0 + a_half)
         self._decay_lo, self._decay_hi = cplx(decay[:, :kc]), cplx(decay[:, kc:])
         # The forcing rides on K: storing K + 3/2 b f_hat makes K^n - K^{n-1} / 3 carry the
-        # b f_hat of the update, and the product that starts K adds it for free (one pass
-        # over the arrays fewer per step). Its modes +-(1, 1) lie in the retained columns.
+        # b f_hat of the update, and the product that starts K adds it for free (no separate
+        # indexed add per chunk). Its modes +-(1, 1) lie in the retained columns.
         self._forced = problem.forcing_amplitude != 0
         if self._forced and np.abs(forcing_hat[:, kc:]).max() > 1e-12 * np.abs(forcing_hat).max():
             raise ValueError("the forcing must lie in the retained modes |k_y| < n / 3")
