@@ -9,11 +9,11 @@ import pytest
 
 from pderepro.solvers.burgers import (
     BurgersProblem,
-    SolverDivergedError,
     cole_hopf_sine,
     heat_solution,
     solve_burgers,
 )
+from pderepro.solvers.errors import SolverDivergedError
 from pderepro.solvers.random_fields import grf_eigenvalues_1d, grf_periodic_1d
 from pderepro.solvers.verification import ETDRK4_ORDER, burgers_convergence
 

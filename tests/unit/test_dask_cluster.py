@@ -5,7 +5,7 @@ import logging
 import pytest
 import xarray as xr
 
-from pderepro.stages.data import DASK_SCHEDULER_ENV
+from pderepro.data.scheduler import DASK_SCHEDULER_ENV
 from tests.unit.tiny_data import make_raw, preprocess
 
 
@@ -18,7 +18,7 @@ def test_local_cluster_and_threads_agree(tmp_path, monkeypatch, caplog):
         n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
     ) as cluster:
         monkeypatch.setenv(DASK_SCHEDULER_ENV, cluster.scheduler_address)
-        with caplog.at_level(logging.INFO, logger="pderepro.stages.data"):
+        with caplog.at_level(logging.INFO, logger="pderepro.data.scheduler"):
             preprocess(tmp_path, 32, "cluster", threads=2, chunk=4)
     assert "dask.distributed scheduler at tcp://" in caplog.text
     for name in ("train", "test", "stats"):

@@ -12,19 +12,16 @@ import pytest
 
 import pderepro.solvers.lorenz96 as l96
 from pderepro.solvers import lorenz96_kernel
+from pderepro.solvers.errors import SolverDivergedError
 from pderepro.solvers.lorenz96 import (
     Lorenz96Problem,
-    SolverDivergedError,
+    attractor_state,
     integrate,
     quadratic_invariant,
     subgrid_tendency,
     tendencies,
 )
-from pderepro.solvers.lorenz96_verification import (
-    RK4_ORDER,
-    attractor_state,
-    lorenz96_convergence,
-)
+from pderepro.solvers.lorenz96_verification import RK4_ORDER, lorenz96_convergence
 from pderepro.solvers.verification import COLUMNS
 
 HAVE_NUMBA = importlib.util.find_spec("numba") is not None

@@ -3,10 +3,12 @@
 import pytest
 import torch
 
-from pderepro.evaluation.metrics import relative_l2, relative_l2_numpy
+from pderepro.evaluation.metrics import relative_l2_numpy
+from pderepro.models.normalised import NormalisedModel
 from pderepro.models.registry import build_model
 from pderepro.training.checkpoint import CheckpointError, fingerprint, load_checkpoint
-from pderepro.training.loop import NormalisedModel, TrainingConfig, TrainingDivergedError, train
+from pderepro.training.loop import TrainingConfig, TrainingDivergedError, train
+from pderepro.training.losses import relative_l2
 
 STATS = {"input_mean": 0.1, "input_std": 2.0, "target_mean": -0.01, "target_std": 0.05}
 

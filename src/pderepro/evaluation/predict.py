@@ -1,14 +1,29 @@
-"""Rebuild trained models from checkpoints and run them on test data."""
+"""Rebuild trained models and closures from their checkpoints; run models on test data."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import torch
 
+from pderepro.models.closures import NETWORK_KINDS, AR1Noise, Closure, build_network
+from pderepro.models.normalised import STAT_NAMES, NormalisedModel
 from pderepro.models.registry import build_model
 from pderepro.training.checkpoint import CheckpointError, load_checkpoint
-from pderepro.training.loop import NormalisedModel
+
+
+def _load_expected(path: str | Path, expect: Mapping[str, Any] | None) -> tuple[dict, dict]:
+    """A checkpoint's payload and metadata, refused unless the metadata match ``expect``."""
+    payload = load_checkpoint(path)
+    meta = payload["metadata"]
+    for key, value in (expect or {}).items():
+        if meta.get(key) != value:
+            raise CheckpointError(
+                f"{path}: checkpoint has {key}={meta.get(key)!r}, expected {value!r}"
+            )
+    return payload, meta
 
 
 def load_trained_model(
@@ -28,13 +43,7 @@ def load_trained_model(
     CheckpointError
         Unreadable file, or metadata not matching ``expect``.
     """
-    payload = load_checkpoint(path)
-    meta = payload["metadata"]
-    for key, value in (expect or {}).items():
-        if meta.get(key) != value:
-            raise CheckpointError(
-                f"{path}: checkpoint has {key}={meta.get(key)!r}, expected {value!r}"
-            )
+    payload, meta = _load_expected(path, expect)
     net = build_model(
         meta["architecture"],
         meta["hparams"],
@@ -44,10 +53,45 @@ def load_trained_model(
         target_shape=meta.get("target_shape"),
     )
     # placeholder statistics: the real ones are buffers in the state dict loaded next
-    placeholder = dict.fromkeys(("input_mean", "input_std", "target_mean", "target_std"), 1.0)
-    model = NormalisedModel(net, placeholder)
+    model = NormalisedModel(net, dict.fromkeys(STAT_NAMES, 1.0))
     model.load_state_dict(payload["model"])
     return model.eval(), meta
+
+
+def load_closure(
+    path: str | Path, *, expect: Mapping[str, Any] | None = None
+) -> tuple[Closure, dict]:
+    """The Lorenz-96 closure in a checkpoint of the ``fit_closure`` stage, and its metadata.
+
+    Parameters
+    ----------
+    path : path
+        Checkpoint written by :func:`pderepro.stages.closures.run_fit_closure`.
+    expect : mapping, optional
+        Metadata entries that must match (e.g. ``{"closure": "mlp"}``).
+
+    Returns
+    -------
+    (Closure, dict)
+        The closure (its network, if any, in eval mode on the CPU) and the checkpoint's
+        metadata.
+
+    Raises
+    ------
+    CheckpointError
+        Unreadable file, or metadata not matching ``expect``.
+    """
+    payload, meta = _load_expected(path, expect)
+    noise = meta.get("noise")
+    noise = AR1Noise(phi=noise["phi"], sigma=noise["sigma"]) if noise else None
+    kind = meta["kind"]
+    if kind in NETWORK_KINDS:
+        # placeholder statistics: the real ones are buffers in the state dict loaded next
+        placeholder = dict.fromkeys(STAT_NAMES, 1.0)
+        model = NormalisedModel(build_network(kind, meta["hparams"]), placeholder)
+        model.load_state_dict(payload["model"])
+        return Closure(kind, network=model, noise=noise), meta
+    return Closure(kind, coefficients=meta.get("coefficients"), noise=noise), meta
 
 
 @torch.no_grad()

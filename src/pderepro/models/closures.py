@@ -26,7 +26,7 @@ from torch import Tensor, nn
 
 from pderepro.models.fno import FNO1d
 from pderepro.models.mlp import mlp
-from pderepro.training.loop import NormalisedModel
+from pderepro.models.normalised import NormalisedModel
 
 logger = logging.getLogger(__name__)
 

@@ -19,14 +19,12 @@ import torch
 from scipy.special import ive
 from tqdm import tqdm
 
+from pderepro.solvers.errors import SolverDivergedError
+
 logger = logging.getLogger(__name__)
 
 #: Steps between finiteness checks; checking every step costs a device sync per step.
 _CHECK_EVERY = 50
-
-
-class SolverDivergedError(RuntimeError):
-    """Raised when the solution develops non-finite values."""
 
 
 @dataclass(frozen=True)

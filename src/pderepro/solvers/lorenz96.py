@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 from tqdm import tqdm
 
-from pderepro.solvers.burgers import SolverDivergedError
+from pderepro.solvers.errors import SolverDivergedError
 from pderepro.solvers.lorenz96_kernel import _numba_kernel
 
 logger = logging.getLogger(__name__)
@@ -351,3 +351,32 @@ def integrate(
         _check_finite(x, ring, t0 + n_steps * dt, n_steps, n_steps)
     times = t0 + dt * save_every * np.arange(1, n_saved + 1, dtype=np.float64)
     return Lorenz96Solution(times=times, x=xs, y=ys, subgrid=subgrid, x_final=x, y_final=y)
+
+
+def attractor_state(
+    problem: Lorenz96Problem, *, trajectories: int = 4, spin_up_time: float = 2.0, seed: int = 0
+) -> tuple[np.ndarray, np.ndarray]:
+    """States on (near) the attractor: random start, then a spin-up at ``problem.time_step``.
+
+    Parameters
+    ----------
+    problem : Lorenz96Problem
+        Parameters and step of the spin-up.
+    trajectories : int
+        Number of independent states.
+    spin_up_time : float
+        Spin-up duration (time units), a whole number of steps.
+    seed : int
+        Seed of the random start ``X ~ U(0, F)``, ``Y ~ N(0, 0.1^2)``.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        ``x`` of shape ``(trajectories, K)`` and ``y`` of shape ``(trajectories, K, J)``.
+    """
+    rng = np.random.default_rng(seed)
+    x0 = abs(problem.forcing) * rng.random((trajectories, problem.K))
+    y0 = 0.1 * rng.standard_normal((trajectories, problem.K, problem.J))
+    n = whole_steps(spin_up_time, problem.time_step, what="spin_up_time")
+    run = integrate(x0, y0, problem, n_steps=n, save_every=n, store_fast=False)
+    return run.x_final, run.y_final

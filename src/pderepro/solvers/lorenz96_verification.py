@@ -11,6 +11,7 @@ import pandas as pd
 
 from pderepro.solvers.lorenz96 import (
     Lorenz96Problem,
+    attractor_state,
     integrate,
     quadratic_invariant,
     whole_steps,
@@ -35,33 +36,6 @@ def _advance(
         store_fast=False,
     )  # fmt: skip
     return run.x_final, run.y_final
-
-
-def attractor_state(
-    problem: Lorenz96Problem, *, trajectories: int = 4, spin_up_time: float = 2.0, seed: int = 0
-) -> tuple[np.ndarray, np.ndarray]:
-    """States on (near) the attractor: random start, then a spin-up at ``problem.time_step``.
-
-    Parameters
-    ----------
-    problem : Lorenz96Problem
-        Parameters and step of the spin-up.
-    trajectories : int
-        Number of independent states.
-    spin_up_time : float
-        Spin-up duration (time units).
-    seed : int
-        Seed of the random start ``X ~ U(0, F)``, ``Y ~ N(0, 0.1^2)``.
-
-    Returns
-    -------
-    (numpy.ndarray, numpy.ndarray)
-        ``x`` of shape ``(trajectories, K)`` and ``y`` of shape ``(trajectories, K, J)``.
-    """
-    rng = np.random.default_rng(seed)
-    x0 = abs(problem.forcing) * rng.random((trajectories, problem.K))
-    y0 = 0.1 * rng.standard_normal((trajectories, problem.K, problem.J))
-    return _advance(x0, y0, problem, problem.time_step, spin_up_time)
 
 
 def lorenz96_convergence(

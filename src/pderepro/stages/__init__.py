@@ -1,8 +1,13 @@
-"""L3: one function per workflow stage, called by the thin scripts in workflow/scripts.
+"""One function per workflow stage, called by the thin scripts in workflow/scripts.
 
 Each function takes plain paths and config slices, so it runs (and is tested) without
 Snakemake. Inputs are checked against the provenance attributes they were made with,
 and outputs are written atomically.
+
+Stages are the package's top layer: they may use every other subpackage, and none uses
+them; one stage module does not import another (shared code lives in the layer it belongs
+to). The layers are listed, and checked by ``lint-imports``, in ``pyproject.toml``
+(``[tool.importlinter]``).
 """
 
 # Imported on first use (PEP 562): a job runs one stage, and importing them all (scipy.stats,

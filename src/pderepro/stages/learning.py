@@ -25,12 +25,13 @@ from pderepro.data.provenance import provenance_attrs
 from pderepro.evaluation.metrics import relative_l2_numpy
 from pderepro.evaluation.predict import load_trained_model, predict
 from pderepro.evaluation.tables import METRIC_COLUMNS
+from pderepro.models.normalised import NormalisedModel
 from pderepro.models.registry import build_model, count_parameters, effective_hparams
 from pderepro.runtime import describe_device, select_device, set_threads
 from pderepro.solvers.burgers import heat_solution
 from pderepro.training import distributed
 from pderepro.training.checkpoint import fingerprint, save_checkpoint
-from pderepro.training.loop import NormalisedModel, TrainingConfig, train
+from pderepro.training.loop import TrainingConfig, train
 
 log = logging.getLogger(__name__)
 
@@ -101,7 +102,7 @@ def run_train(
             resolution=resolution,
             threads=threads,
         )
-        distributed.launch(kwargs, cfg.devices)
+        distributed.launch(run_train, kwargs, cfg.devices)
         return
     set_threads(max(1, threads // world_size))
     device = select_device()

@@ -12,22 +12,18 @@ from pathlib import Path
 from typing import Any
 
 import torch
-from torch import nn
 from tqdm import tqdm
 
-from pderepro.evaluation.metrics import relative_l2
+from pderepro.models.normalised import NormalisedModel
 from pderepro.training.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+from pderepro.training.losses import LOSSES
 
 log = logging.getLogger(__name__)
 
 
-def _mean_squared_error(pred: torch.Tensor, true: torch.Tensor) -> torch.Tensor:
-    return (pred - true).square().flatten(1).mean(dim=1)  # (batch,)
-
-
-#: Per-sample losses ``(batch, *grid) -> (batch,)``, summed over a batch as the paper does,
-#: and the column of the training history that records each.
-LOSSES = {"relative_l2": relative_l2, "mse": _mean_squared_error}
+#: Column of the training history that records each loss of
+#: :data:`~pderepro.training.losses.LOSSES` (per-sample
+#: losses ``(batch, *grid) -> (batch,)``, summed over a batch as the paper does).
 HISTORY_COLUMNS = {"relative_l2": "train_rel_l2", "mse": "train_mse"}
 
 
@@ -84,26 +80,6 @@ class TrainingConfig:
         """Build from a config mapping, ignoring keys that are not optimisation settings."""
         names = {f.name for f in dataclasses.fields(cls)}
         return cls(**{k: v for k, v in cfg.items() if k in names})
-
-
-class NormalisedModel(nn.Module):
-    """Wraps a network with the train-split normalisation, stored as buffers.
-
-    ``forward`` maps physical inputs to physical outputs, so a checkpoint carries
-    everything needed to use the model.
-    """
-
-    def __init__(self, net: nn.Module, stats: Mapping[str, float]) -> None:
-        super().__init__()
-        self.net = net
-        for name in ("input_mean", "input_std", "target_mean", "target_std"):
-            self.register_buffer(name, torch.tensor(float(stats[name]), dtype=torch.float32))
-
-    def forward(self, u: torch.Tensor, *args: Any) -> torch.Tensor:
-        """Physical ``(batch, *grid)`` in, physical ``(batch, *grid_out)`` out; ``args`` go to
-        the network (e.g. a frame count for super-resolution in time)."""
-        z = (u - self.input_mean) / self.input_std
-        return self.net(z, *args) * self.target_std + self.target_mean
 
 
 def _make_scheduler(
