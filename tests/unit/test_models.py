@@ -11,7 +11,7 @@ import torch
 from pderepro.models import ARCHITECTURES, build_model, count_parameters
 from pderepro.models.fno import FNO1d
 from pderepro.models.layers import SpectralConv1d
-from pderepro.models.registry import effective_hparams, needs_data_fit
+from pderepro.models.registry import effective_hparams
 
 N = 64
 N_TRAIN = 40
@@ -66,7 +66,7 @@ def make(arch: str, seed: int = 0, input_shape=(N,), target_shape=(N,), **overri
         input_shape=input_shape,
         target_shape=target_shape,
     )
-    if needs_data_fit(model):
+    if hasattr(model, "fit_to_data"):
         inputs = batch_of(input_shape, N_TRAIN, seed=1)
         model.fit_to_data(inputs, torch.roll(inputs, 3, dims=1) ** 2)
     return model

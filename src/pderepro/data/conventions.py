@@ -1,7 +1,10 @@
-"""CF attributes for every variable pderepro writes, defined once.
+"""CF attributes of the variables of the FNO-paper studies (Burgers, Darcy, Navier-Stokes),
+defined once.
 
 xarray drops attributes on arithmetic, so every writer calls :func:`apply_conventions`
-just before saving; the attributes below are the single source of truth.
+just before saving; the attributes below are the single source of truth. The Lorenz-96
+variables (``X``, ``Y``, ``k``, ``j``, ``subgrid_tendency``, ...) have no entries yet and
+are written without variable attributes.
 """
 
 from __future__ import annotations

@@ -1,4 +1,6 @@
-"""Tables: tidy per-run metrics aggregated beside the published numbers."""
+"""Tables: tidy per-run metrics aggregated over seeds beside the published numbers (per
+resolution: Burgers, Darcy; per regime: Navier-Stokes), and the offline and online
+Lorenz-96 closure tables."""
 
 from __future__ import annotations
 
@@ -39,8 +41,9 @@ def resolution_table(
     metrics : pandas.DataFrame
         Rows with :data:`METRIC_COLUMNS`.
     published : mapping
-        ``{model key: {resolution: value}}`` from the study config (REFERENCES.md);
-        resolutions the paper did not report stay empty.
+        ``{model key: {resolution: value}}`` from the study config (Li et al., Fourier
+        Neural Operator for Parametric PDEs, ICLR 2021, Sections 5.1 Burgers and 5.2
+        Darcy); resolutions the paper did not report stay empty.
     model_order : sequence of str
         Model keys in the order the table lists them.
 
@@ -102,7 +105,8 @@ def regimes_table(
     regimes : mapping
         ``{regime key: {"label": ..., "n_train": ...}}`` in table order.
     published : mapping
-        ``{model key: {regime key: value}}`` from the study config (REFERENCES.md).
+        ``{model key: {regime key: value}}`` from the study config (Li et al., Fourier
+        Neural Operator for Parametric PDEs, ICLR 2021, Section 5.3 Navier-Stokes).
     model_order : sequence of str
         Model keys in the order the table lists them.
 

@@ -1,5 +1,7 @@
 """One-dimensional Fourier neural operator (Li et al., 2021, "Fourier Neural Operator for
-Parametric Partial Differential Equations"), as used for the Burgers table."""
+Parametric Partial Differential Equations"): the FNO of the Burgers table, and (without
+the coordinate channel) the non-local Lorenz-96 closure over the ring of ``X_k``. The 2-D
+and 3-D operators are in :mod:`pderepro.models.fno2d`."""
 
 from __future__ import annotations
 
@@ -18,10 +20,12 @@ __all__ = ["FNO1d"]
 
 
 class FNO1d(nn.Module):
-    """Fourier neural operator mapping ``u0(x)`` to ``u(x, t=1)`` on a periodic grid.
+    """Fourier neural operator ``(batch, n) -> (batch, n)`` on a periodic 1-D grid
+    (Burgers: ``u0(x) -> u(x, t=1)``; closures: ``X -> U``).
 
-    The input channels are ``(u0(x_j), x_j)`` with ``x_j = j / n``; the model appends
-    the grid itself.  Architecture: lifting ``Linear(2, width)``; ``layers`` Fourier
+    The input channels are ``(u0(x_j), x_j)`` with ``x_j = j / n`` (only ``u0`` when
+    ``grid`` is false); the model appends the grid itself.  Architecture: lifting
+    ``Linear(2, width)`` (``Linear(1, width)`` without the grid); ``layers`` Fourier
     layers ``v <- act(K v + W v)`` with ``K`` a :class:`SpectralConv1d` and ``W`` a
     pointwise linear map, no activation after the last; projection
     ``Linear(width, projection)``, GELU, ``Linear(projection, 1)``.
@@ -79,7 +83,7 @@ class FNO1d(nn.Module):
         }
 
     def forward(self, u: Tensor) -> Tensor:
-        """Map initial conditions to solutions.
+        """Map input functions to output functions (e.g. initial conditions to solutions).
 
         Parameters
         ----------

@@ -1,5 +1,7 @@
-"""Grid-based baselines of the FNO paper's Burgers table: a fully connected network on
-the whole grid (FCN) and PCA + neural network (PCANN, Bhattacharya et al., 2021)."""
+"""Grid-based baselines of the FNO paper's Burgers and Darcy tables: a fully connected
+network on the whole grid (FCN) and PCA + neural network (PCANN, Bhattacharya et al.,
+2021), both on 1-D or flattened 2-D grids; and :func:`mlp`, the plain MLP they share
+with the Lorenz-96 closures."""
 
 from __future__ import annotations
 

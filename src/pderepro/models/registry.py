@@ -23,7 +23,6 @@ __all__ = [
     "build_model",
     "count_parameters",
     "effective_hparams",
-    "needs_data_fit",
 ]
 
 ARCHITECTURES: dict[str, type[nn.Module]] = {
@@ -123,11 +122,6 @@ def count_parameters(model: nn.Module) -> int:
     return sum(
         p.numel() * (2 if p.is_complex() else 1) for p in model.parameters() if p.requires_grad
     )
-
-
-def needs_data_fit(model: nn.Module) -> bool:
-    """True when the model must see the training data (``fit_to_data``) before training."""
-    return callable(getattr(model, "fit_to_data", None))
 
 
 def effective_hparams(model: nn.Module) -> dict[str, Any]:

@@ -1,4 +1,6 @@
-"""Figures, one function each; they read evaluated metrics only, never models."""
+"""Figures, one function each: error against resolution (Burgers, Darcy), 1-D test samples
+(Burgers) and solver convergence (every solver). They read evaluated metrics and
+predictions only, never models; 2-D fields are in :mod:`pderepro.plotting.fields`."""
 
 from __future__ import annotations
 

@@ -1,1 +1,7 @@
-"""Numerical PDE solvers: periodic Burgers (ETDRK4), heat baseline, random initial fields."""
+"""Numerical solvers that make and check the data of every study.
+
+Periodic Burgers (ETDRK4) with the heat-equation baseline; steady Darcy flow (5-point
+finite differences); 2-D Navier-Stokes vorticity on the torus (pseudo-spectral, AB2/CN);
+two-scale Lorenz-96 (RK4) and the coarse X-only model that closures are coupled into;
+the Gaussian random fields they start from; and their verification studies.
+"""

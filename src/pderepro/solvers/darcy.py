@@ -1,7 +1,8 @@
 """Steady Darcy flow on the unit square: random coefficients and a finite-difference solver.
 
 Solves ``-div(a grad u) = f`` on ``(0, 1)^2`` with ``u = 0`` on the boundary, as in the FNO
-paper's Darcy benchmark (REFERENCES.md section 1.2). The coefficient is ``a = psi(g)`` with
+paper's Darcy benchmark (Li et al., Fourier Neural Operator for Parametric PDEs, ICLR 2021,
+Section 5.2). The coefficient is ``a = psi(g)`` with
 ``g`` a zero-mean Gaussian random field of covariance ``scale * (-Delta + shift I)^(-exponent)``
 under zero-Neumann boundary conditions (a cosine series) and ``psi`` a two-valued threshold.
 

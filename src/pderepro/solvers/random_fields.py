@@ -1,7 +1,9 @@
-"""Gaussian random fields on periodic domains.
+"""Gaussian random fields on the periodic unit interval (Burgers initial conditions).
 
-The 1-D field follows the covariance ``scale * (-Delta + shift * I)^(-exponent)`` on the unit
-circle [0, 1) with the constant mode removed, as used for the Burgers initial conditions.
+The field follows the covariance ``scale * (-Delta + shift * I)^(-exponent)`` on the unit
+circle [0, 1) with the constant mode removed. The 2-D fields live with their solvers:
+:mod:`pderepro.solvers.torus` (Navier-Stokes, periodic) and :mod:`pderepro.solvers.darcy`
+(zero-Neumann cosine series).
 """
 
 from __future__ import annotations

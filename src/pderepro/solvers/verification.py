@@ -1,4 +1,6 @@
-"""Convergence studies of the Burgers solver against the Cole-Hopf exact solution."""
+"""Convergence studies of the Burgers solver against the Cole-Hopf exact solution, and
+what every solver's verification shares: the table columns (:data:`COLUMNS`) and
+:func:`observed_orders` (used by the Darcy, Navier-Stokes and Lorenz-96 studies)."""
 
 from __future__ import annotations
 
