@@ -9,8 +9,6 @@ configfile: "config/config.yaml"
 
 
 include: "workflow/rules/common.smk"
-include: "workflow/rules/closure_helpers.smk"
-include: "workflow/rules/resources.smk"
 include: "workflow/rules/targets.smk"
 include: "workflow/rules/generate.smk"
 include: "workflow/rules/preprocess.smk"

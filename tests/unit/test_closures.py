@@ -222,7 +222,7 @@ def test_fit_offline_and_online_stages_write_finite_tables(study, closure, spec)
     assert list(offline["setup"]) == ["F10", "F12"] and offline[["r2", "rmse"]].notna().all().all()
     run_online(
         checkpoint=checkpoint, climates={s: str(study / f"{s}-climate.nc") for s in ("F10", "F12")},
-        forcings={"F10": 10.0, "F12": 12.0}, closure=closure, online=ONLINE,
+        setups={"F10": 10.0, "F12": 12.0}, closure=closure, online=ONLINE,
         forecast={"starts": 4, "members": 3, "lead_time": 1.0}, spinup_time=0.5, seed=0,
         metrics=str(study / f"{closure}-online.csv"), curves=str(study / f"{closure}-on.nc"),
     )  # fmt: skip
@@ -237,8 +237,8 @@ def test_fit_offline_and_online_stages_write_finite_tables(study, closure, spec)
 
 
 def test_stages_refuse_files_made_for_another_purpose(study):
+    from pderepro.evaluation.predict import load_closure
     from pderepro.stages import run_coarse_grain, run_fit_closure, run_offline
-    from pderepro.stages.closures import load_closure
 
     with pytest.raises(DataFileError, match="Y"):  # a climate run has no Y to coarse-grain
         run_coarse_grain(

@@ -6,14 +6,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pderepro.config import (
-    PRESET_KEYS,
-    ConfigError,
-    deep_merge,
-    regime_studies,
-    resolve_config,
-    superresolution_dataset,
-)
+from pderepro.config import ConfigError, canonical, deep_merge
+from pderepro.studies import KINDS, resolve_config
+from pderepro.studies.regimes import regime_units, superresolution_dataset
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = ROOT / "workflow/schemas/config.schema.yaml"
@@ -48,14 +43,39 @@ def test_paper_preset_has_the_papers_sizes():
 
 def test_presets_hold_sizes_only():
     for path in (ROOT / "config/presets").glob("*.yaml"):
-        for sizes in yaml.safe_load(path.read_text()).values():
+        for study, sizes in yaml.safe_load(path.read_text()).items():
+            kind = yaml.safe_load((ROOT / f"config/studies/{study}.yaml").read_text())["kind"]
+            allowed = KINDS[kind].preset_keys
             for section, value in sizes.items():
-                assert section in PRESET_KEYS, (path, section)
+                assert section in allowed, (path, section)
                 if section == "regimes":  # sizes per regime
                     for regime in value.values():
-                        assert set(regime) <= PRESET_KEYS[section], (path, regime)
+                        assert set(regime) <= allowed[section], (path, regime)
                 elif isinstance(value, dict):
-                    assert set(value) <= PRESET_KEYS[section], (path, section)
+                    assert set(value) <= allowed[section], (path, section)
+
+
+def test_resolved_config_is_canonical_whatever_the_files_key_order(tmp_path):
+    """Study files rewritten with sorted keys resolve to the same config, in the same
+    key order (Snakemake compares params by repr, where dict order shows)."""
+
+    def resort(study):
+        items = sorted(study.items(), reverse=True)
+        study.clear()
+        study.update(items)
+
+    shipped = resolve(copy.deepcopy(BASE))
+    reordered = resolve(copy.deepcopy(BASE), config_dir=_study_dir(tmp_path, resort))
+    assert repr(reordered) == repr(shipped)
+    assert repr(canonical({"b": {"d": 1, "c": [2, {"f": 3, "e": 4}]}, "a": 0})) == repr(
+        {"a": 0, "b": {"c": [2, {"e": 4, "f": 3}], "d": 1}}
+    )
+
+
+def test_a_study_file_of_an_unknown_kind_names_the_kind(tmp_path):
+    config_dir = _study_dir(tmp_path, _set("kind", "resolutoin"))
+    with pytest.raises(ConfigError, match=r"study\.fno_burgers\.kind.*resolutoin"):
+        resolve(copy.deepcopy(BASE), config_dir=config_dir)
 
 
 def test_paper_preset_plans_the_fno_papers_2d_sizes():
@@ -80,7 +100,7 @@ def test_paper_preset_plans_the_fno_papers_2d_sizes():
 
 def test_regimes_expand_to_one_resolution_study_each():
     ns = resolve({**BASE, "preset": "paper"})["study"]["fno_navier_stokes"]
-    subs = regime_studies("fno_navier_stokes", ns)
+    subs = regime_units("fno_navier_stokes", ns)
     assert list(subs) == [f"fno_navier_stokes/{k}" for k in ns["regimes"]]
     one = subs["fno_navier_stokes/nu1e-5"]
     assert one["kind"] == "resolution" and one["regime"] == "nu1e-5"
@@ -161,7 +181,8 @@ TOP_LEVEL = [
     ({"preset": "quik"}, "preset"),
     ({"preset": 3}, "preset"),
     ({"studies": []}, "studies"),
-    ({"studies": ["fno_burger"]}, "studies.0"),
+    ({"studies": ["fno_burger"]}, "studies"),
+    ({"studies": ["../x"]}, "studies.0"),
     ({"studies": "fno_burgers"}, "studies"),
     ({"verification": "yes"}, "verification"),
     ({"prest": "quick"}, "prest"),

@@ -6,11 +6,12 @@ import xarray as xr
 import xarray.testing as xrt
 
 from pderepro.data.conventions import VARIABLE_ATTRS
-from pderepro.data.generate import generate_burgers, n_shards, shard_bounds
+from pderepro.data.generate import generate_burgers
 from pderepro.data.io import DataFileError, open_netcdf, write_netcdf
 from pderepro.data.preprocess import normalisation_stats, subsample
 from pderepro.data.provenance import provenance_attrs
 from pderepro.data.seeds import sample_seeds
+from pderepro.data.sharding import n_shards, shard_bounds
 
 CFG = {
     "name": "burgers",

@@ -1,18 +1,11 @@
 # Closure studies: truth runs -> coarse-grained pairs -> fitted closures -> offline and
 # online (coupled) evaluation -> tables and figures.
 
-CLOSURE_FIGURES = [
-    "climate_pdfs",
-    "autocorrelation",
-    "forecast_skill",
-    "offline_fit",
-    "extrapolation",
-]
-
 
 wildcard_constraints:
     setup=r"[A-Za-z0-9_]+",
-    role="|".join(TRUTH_ROLES),
+    role="|".join(closures.ROLES),
+    study=matching(PLAN.of_kind("closures")),
     closure=r"(?!truth\b)[a-z0-9_]+",  # "truth" names the noise floor, not a closure
 
 
@@ -22,15 +15,15 @@ rule generate_truth:
     log:
         "results/logs/generate_truth/{study}/{setup}/{role}.log",
     benchmark:
-        "results/benchmarks/generate_truth/{study}/{setup}/{role}.tsv"
+        BENCHMARKS["generate_truth"]
     conda:
         ENV
     threads: 1
     resources:
-        mem_mb=truth_mem_mb,
-        runtime=truth_runtime,
+        mem_mb=from_plan(closures.truth_mem_mb),
+        runtime=from_plan(closures.truth_runtime),
     params:
-        run=truth_params,
+        run=from_plan(closures.truth_params),
     script:
         "../scripts/generate_truth.py"
 
@@ -39,47 +32,47 @@ rule coarse_grain:
     input:
         "data/raw/{study}/{setup}/pairs.nc",
     output:
-        **{s: f"data/processed/{{study}}/{{setup}}/{s}.nc" for s in CLOSURE_SPLITS},
+        **{s: f"data/processed/{{study}}/{{setup}}/{s}.nc" for s in closures.SPLITS},
     log:
         "results/logs/coarse_grain/{study}/{setup}.log",
     benchmark:
-        "results/benchmarks/coarse_grain/{study}/{setup}.tsv"
+        BENCHMARKS["coarse_grain"]
     conda:
         ENV
     threads: 1
     resources:
-        mem_mb=coarse_grain_mem_mb,
+        mem_mb=from_plan(closures.coarse_grain_mem_mb),
     params:
-        run=coarse_grain_params,
+        run=from_plan(closures.coarse_grain_params),
     script:
         "../scripts/coarse_grain.py"
 
 
 rule fit_closure:
     input:
-        train=closure_train,
-        validation=closure_validation,
+        train=from_plan(closures.closure_train),
+        validation=from_plan(closures.closure_validation),
     output:
         "results/{study}/closures/{closure}/closure.pt",
     log:
         "results/logs/fit_closure/{study}/{closure}.log",
     benchmark:
-        "results/benchmarks/fit_closure/{study}/{closure}.tsv"
+        BENCHMARKS["fit_closure"]
     conda:
         ENV
     threads: 1
     resources:
-        mem_mb=closure_mem_mb,
-        runtime=closure_fit_runtime,
+        mem_mb=from_plan(closures.closure_mem_mb),
+        runtime=from_plan(closures.closure_fit_runtime),
     params:
-        run=fit_params,
+        run=from_plan(closures.fit_params),
     script:
         "../scripts/fit_closure.py"
 
 
 rule evaluate_offline:
     input:
-        unpack(closure_tests),
+        unpack(from_plan(closures.closure_tests)),
         checkpoint="results/{study}/closures/{closure}/closure.pt",
     output:
         metrics="results/{study}/metrics/offline/{closure}.csv",
@@ -89,15 +82,15 @@ rule evaluate_offline:
     conda:
         ENV
     params:
-        setups=closure_tests,
-        n_scatter=scatter_points,
+        setups=from_plan(closures.closure_tests),
+        n_scatter=from_plan(closures.scatter_points),
     script:
         "../scripts/evaluate_offline.py"
 
 
 rule evaluate_online:
     input:
-        unpack(closure_climates),
+        unpack(from_plan(closures.closure_climates)),
         checkpoint="results/{study}/closures/{closure}/closure.pt",
     output:
         metrics="results/{study}/metrics/online/{closure}.csv",
@@ -105,16 +98,16 @@ rule evaluate_online:
     log:
         "results/logs/evaluate_online/{study}/{closure}.log",
     benchmark:
-        "results/benchmarks/evaluate_online/{study}/{closure}.tsv"
+        BENCHMARKS["evaluate_online"]
     conda:
         ENV
     threads: 1
     resources:
-        mem_mb=closure_mem_mb,
-        runtime=online_runtime,
+        mem_mb=from_plan(closures.closure_mem_mb),
+        runtime=from_plan(closures.online_runtime),
     params:
-        climates=closure_climates,
-        run=online_params,
+        climates=from_plan(closures.closure_climates),
+        run=from_plan(closures.online_params),
     script:
         "../scripts/evaluate_online.py"
 
@@ -122,7 +115,7 @@ rule evaluate_online:
 # the truth-vs-truth noise floor: a second truth ensemble scored like a closure
 rule truth_floor:
     input:
-        unpack(closure_climates),
+        unpack(from_plan(closures.closure_climates)),
     output:
         metrics="results/{study}/metrics/online/truth.csv",
         curves="results/{study}/curves/online/truth.nc",
@@ -131,16 +124,16 @@ rule truth_floor:
     conda:
         ENV
     params:
-        climates=closure_climates,
-        run=floor_params,
+        climates=from_plan(closures.closure_climates),
+        run=from_plan(closures.scoring_params),
     script:
         "../scripts/truth_floor.py"
 
 
 rule closure_tables:
     input:
-        offline=offline_metric_files,
-        online=online_metric_files,
+        offline=from_plan(closures.offline_metric_files),
+        online=from_plan(closures.online_metric_files),
     output:
         **{
             f"{kind}_{ext}": f"results/{{study}}/tables/{kind}.{ext}"
@@ -152,14 +145,14 @@ rule closure_tables:
     conda:
         ENV
     params:
-        bins=floor_params,
+        scoring=from_plan(closures.scoring_params),
     script:
         "../scripts/closure_tables.py"
 
 
 rule plot_closures:
     input:
-        unpack(closure_curve_files),
+        unpack(from_plan(closures.closure_curve_files)),
         table="results/{study}/tables/online.csv",
     output:
         **{
@@ -168,14 +161,14 @@ rule plot_closures:
                 caption=f"../report/{name}.rst",
                 category="{study}",
             )
-            for name in CLOSURE_FIGURES
+            for name in closures.FIGURES
         },
-        **{f"{n}_pdf": f"results/{{study}}/figures/{n}.pdf" for n in CLOSURE_FIGURES},
+        **{f"{n}_pdf": f"results/{{study}}/figures/{n}.pdf" for n in closures.FIGURES},
     log:
         "results/logs/plot_closures/{study}.log",
     conda:
         ENV
     params:
-        figure=closure_figure_params,
+        figure=from_plan(closures.closure_figure_params),
     script:
         "../scripts/plot_closures.py"

@@ -4,7 +4,7 @@
 rule evaluate_model:
     input:
         checkpoint="results/{study}/models/{model}/res{res}/seed{seed}/checkpoint.pt",
-        test=processed_test,
+        test=from_plan(resolution.processed_test),
     output:
         metrics="results/{study}/metrics/{model}/res{res}/seed{seed}.csv",
         predictions="results/{study}/predictions/{model}/res{res}/seed{seed}.nc",
@@ -13,14 +13,14 @@ rule evaluate_model:
     conda:
         ENV
     params:
-        n_keep=n_kept_predictions,
+        n_keep=from_plan(resolution.n_kept_predictions),
     script:
         "../scripts/evaluate_model.py"
 
 
 rule evaluate_baseline:
     input:
-        test=processed_test,
+        test=from_plan(resolution.processed_test),
     output:
         metrics="results/{study}/metrics/{model}/res{res}/reference.csv",
         predictions="results/{study}/predictions/{model}/res{res}/reference.nc",
@@ -29,15 +29,15 @@ rule evaluate_baseline:
     conda:
         ENV
     params:
-        baseline=baseline_params,
-        n_keep=n_kept_predictions,
+        baseline=from_plan(resolution.baseline_params),
+        n_keep=from_plan(resolution.n_kept_predictions),
     script:
         "../scripts/evaluate_baseline.py"
 
 
 rule make_table:
     input:
-        metric_files,
+        from_plan(resolution.metric_files),
     output:
         csv="results/{study}/tables/resolution.csv",
         markdown="results/{study}/tables/resolution.md",
@@ -46,7 +46,7 @@ rule make_table:
     conda:
         ENV
     params:
-        table=table_params,
+        table=from_plan(resolution.table_params),
     script:
         "../scripts/make_table.py"
 
@@ -62,7 +62,7 @@ rule validate_solvers:
     log:
         "results/logs/validate_solvers.log",
     benchmark:
-        "results/benchmarks/validate_solvers/validate_solvers.tsv"
+        BENCHMARKS["validate_solvers"]
     conda:
         ENV
     script:

@@ -3,7 +3,7 @@
 
 rule plot_resolution:
     input:
-        metrics=metric_files,
+        metrics=from_plan(resolution.metric_files),
         table="results/{study}/tables/resolution.csv",
     output:
         png=report(
@@ -17,14 +17,14 @@ rule plot_resolution:
     conda:
         ENV
     params:
-        figure=figure_params,
+        figure=from_plan(resolution.figure_params),
     script:
         "../scripts/plot_resolution.py"
 
 
 rule plot_samples:
     input:
-        sample_prediction_files,
+        from_plan(resolution.sample_prediction_files),
     output:
         png=report(
             "results/{study}/figures/samples.png",
@@ -37,6 +37,6 @@ rule plot_samples:
     conda:
         ENV
     params:
-        n_samples=n_kept_predictions,
+        n_samples=from_plan(resolution.n_kept_predictions),
     script:
         "../scripts/plot_samples.py"

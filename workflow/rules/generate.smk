@@ -7,23 +7,23 @@ rule generate_shard:
     log:
         "results/logs/generate_shard/{dataset}/{split}-{shard}.log",
     benchmark:
-        "results/benchmarks/generate_shard/{dataset}/{split}-{shard}.tsv"
+        BENCHMARKS["generate_shard"]
     conda:
         ENV
     threads: 1
     resources:
-        mem_mb=generate_mem_mb,
-        runtime=generate_runtime,
+        mem_mb=from_plan(resolution.generate_mem_mb),
+        runtime=from_plan(resolution.generate_runtime),
     params:
-        dataset=dataset_science,
-        shard=shard_range,
+        dataset=from_plan(resolution.dataset_science),
+        shard=from_plan(resolution.shard_range),
     script:
         "../scripts/generate_shard.py"
 
 
 rule merge_shards:
     input:
-        shard_files,
+        from_plan(resolution.shard_files),
     output:
         "data/raw/{dataset}/{split}.nc",
     log:
@@ -31,7 +31,7 @@ rule merge_shards:
     conda:
         ENV
     resources:
-        mem_mb=merge_mem_mb,
+        mem_mb=from_plan(resolution.merge_mem_mb),
         runtime=10,
     script:
         "../scripts/merge_shards.py"

@@ -12,12 +12,12 @@ rule preprocess:
     log:
         "results/logs/preprocess/{dataset}/res{res}.log",
     benchmark:
-        "results/benchmarks/preprocess/{dataset}/res{res}.tsv"
+        BENCHMARKS["preprocess"]
     conda:
         ENV
     threads: 1
     resources:
-        mem_mb=preprocess_mem_mb,
+        mem_mb=from_plan(resolution.preprocess_mem_mb),
         runtime=15,
     script:
         "../scripts/preprocess.py"

@@ -5,25 +5,25 @@
 
 rule regimes_table:
     input:
-        regime_metric_files,
+        from_plan(regimes.regime_metric_files),
     output:
         csv="results/{study}/tables/regimes.csv",
         markdown="results/{study}/tables/regimes.md",
     log:
         "results/logs/regimes_table/{study}.log",
     wildcard_constraints:
-        study=REGIME_PATTERN,
+        study=matching(PLAN.of_kind("regimes")),
     conda:
         ENV
     params:
-        table=regimes_table_params,
+        table=from_plan(regimes.regimes_table_params),
     script:
         "../scripts/regimes_table.py"
 
 
 rule plot_error_vs_time:
     input:
-        unpack(regime_prediction_files),
+        from_plan(regimes.regime_prediction_files),
     output:
         png=report(
             "results/{study}/figures/error_vs_time.png",
@@ -34,19 +34,19 @@ rule plot_error_vs_time:
     log:
         "results/logs/plot_error_vs_time/{study}.log",
     wildcard_constraints:
-        study=REGIME_PATTERN,
+        study=matching(PLAN.of_kind("regimes")),
     conda:
         ENV
     params:
-        figure=figure_params,
+        figure=from_plan(regimes.error_vs_time_params),
     script:
         "../scripts/plot_error_vs_time.py"
 
 
 rule evaluate_superresolution:
     input:
-        checkpoint=superres_checkpoint,
-        test=superres_test,
+        checkpoint=from_plan(regimes.superres_checkpoint),
+        test=from_plan(regimes.superres_test),
     output:
         metrics="results/{study}/superresolution/metrics.csv",
         markdown="results/{study}/tables/superresolution.md",
@@ -54,11 +54,11 @@ rule evaluate_superresolution:
     log:
         "results/logs/evaluate_superresolution/{study}.log",
     wildcard_constraints:
-        study=REGIME_PATTERN,
+        study=matching(PLAN.of_kind("regimes")),
     conda:
         ENV
     params:
-        superres=superres_params,
+        superres=from_plan(regimes.superres_params),
     script:
         "../scripts/evaluate_superresolution.py"
 
@@ -76,7 +76,7 @@ rule plot_superresolution:
     log:
         "results/logs/plot_superresolution/{study}.log",
     wildcard_constraints:
-        study=REGIME_PATTERN,
+        study=matching(PLAN.of_kind("regimes")),
     conda:
         ENV
     script:

@@ -16,6 +16,6 @@ rule summary:
     params:
         preset=CONFIG["preset"],
         studies=summary_studies,
-        validation=validation_targets()[:1],
+        validation=PLAN.validation_targets()[:1],
     script:
         "../scripts/summary.py"

@@ -3,24 +3,24 @@
 
 rule train_model:
     input:
-        train=processed_train,
-        stats=processed_stats,
+        train=from_plan(resolution.processed_train),
+        stats=from_plan(resolution.processed_stats),
     output:
         checkpoint="results/{study}/models/{model}/res{res}/seed{seed}/checkpoint.pt",
         history="results/{study}/models/{model}/res{res}/seed{seed}/history.csv",
     log:
         "results/logs/train_model/{study}/{model}/res{res}/seed{seed}.log",
     benchmark:
-        "results/benchmarks/train_model/{study}/{model}/res{res}/seed{seed}.tsv"
+        BENCHMARKS["train_model"]
     conda:
         ENV
     # one thread per process: on these models two 1-thread jobs beat one 2-thread job
-    threads: train_devices
+    threads: from_plan(resolution.train_devices)
     resources:
-        gpu=train_devices,
-        mem_mb=train_mem_mb,
-        runtime=train_runtime,
+        gpu=from_plan(resolution.train_devices),
+        mem_mb=from_plan(resolution.train_mem_mb),
+        runtime=from_plan(resolution.train_runtime),
     params:
-        run=train_params,
+        run=from_plan(resolution.train_params),
     script:
         "../scripts/train_model.py"

@@ -8,5 +8,5 @@ run_closure_tables(
     offline=list(snakemake.input.offline),
     online=list(snakemake.input.online),
     outputs=dict(snakemake.output.items()),
-    online_settings=snakemake.params.bins["online"],
+    online_settings=snakemake.params.scoring["online"],
 )

@@ -7,7 +7,7 @@ setup_logging(snakemake.log[0])
 run = snakemake.params.run
 run_generate_truth(
     system=run["system"],
-    forcing=run["forcing"],
+    forcing=run["setup"],  # a Lorenz-96 setup is its forcing F
     role=snakemake.wildcards.role,
     truth=run["truth"],
     seed=run["seed"],

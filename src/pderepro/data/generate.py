@@ -9,33 +9,12 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from pderepro.data.generate_fields import generate_darcy, generate_navier_stokes
-from pderepro.data.layouts import LAYOUTS
 from pderepro.data.seeds import sample_seeds
+from pderepro.data.specs import DATASET_SPECS
 from pderepro.solvers.burgers import BurgersProblem, solve_burgers
 from pderepro.solvers.random_fields import grf_periodic_1d
 
 log = logging.getLogger(__name__)
-
-
-def shard_bounds(n_samples: int, shard_size: int, shard: int) -> tuple[int, int]:
-    """First sample index and sample count of ``shard``.
-
-    Raises
-    ------
-    ValueError
-        When the shard index is outside ``range(n_shards(n_samples, shard_size))``.
-    """
-    count = n_shards(n_samples, shard_size)
-    if not 0 <= shard < count:
-        raise ValueError(f"shard {shard} out of range: {n_samples} samples make {count} shards")
-    start = shard * shard_size
-    return start, min(shard_size, n_samples - start)
-
-
-def n_shards(n_samples: int, shard_size: int) -> int:
-    """Number of shards needed for ``n_samples`` samples (ceil division)."""
-    return -(-n_samples // shard_size)
 
 
 def generate_burgers(
@@ -103,25 +82,6 @@ def generate_burgers(
         solver_dtype="float64",
         t_final=problem.t_final,
         time_step=problem.time_step,
-        **LAYOUTS["burgers"].attrs(),
+        **DATASET_SPECS["burgers"].layout.attrs(),
     )
     return ds
-
-
-#: Generator of each dataset kind, selected by ``dataset.solver`` in the study config.
-GENERATORS = {
-    "burgers": generate_burgers,
-    "darcy": generate_darcy,
-    "navier_stokes": generate_navier_stokes,
-}
-
-
-def values_per_sample(cfg: Mapping[str, Any]) -> int:
-    """Stored values (input and target) of one sample of a dataset, for disk estimates."""
-    n = cfg["base_resolution"]
-    if cfg["solver"] == "burgers":
-        return 2 * n
-    if cfg["solver"] == "darcy":
-        return 2 * n * n
-    frames = cfg["frames_in"] + (cfg["t_final"] - cfg["frames_in"]) * cfg["records_per_time"]
-    return round(frames) * n * n

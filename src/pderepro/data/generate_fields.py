@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from pderepro.data.layouts import LAYOUTS
 from pderepro.data.seeds import sample_seeds
+from pderepro.data.specs import DATASET_SPECS
 from pderepro.solvers.darcy import DarcyProblem, generate_darcy_samples
 from pderepro.solvers.navier_stokes import NavierStokesProblem, solve_navier_stokes
 from pderepro.solvers.torus import sample_vorticity_grf
@@ -89,7 +89,10 @@ def generate_darcy(
         },
     )
     ds.attrs.update(
-        split=split, solver="darcy_fd5_spsolve", solver_dtype="float64", **LAYOUTS["darcy"].attrs()
+        split=split,
+        solver="darcy_fd5_spsolve",
+        solver_dtype="float64",
+        **DATASET_SPECS["darcy"].layout.attrs(),
     )
     return ds
 
@@ -184,6 +187,6 @@ def generate_navier_stokes(
         solver="navier_stokes_ab2cn_pseudospectral",
         solver_dtype="float64",
         time_step=problem.time_step,
-        **LAYOUTS["navier_stokes"].attrs(),
+        **DATASET_SPECS["navier_stokes"].layout.attrs(),
     )
     return ds

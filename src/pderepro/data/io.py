@@ -144,10 +144,15 @@ def open_layout_netcdf(path: str | Path, **kwargs: object) -> tuple[xr.Dataset, 
     Raises
     ------
     DataFileError
-        As :func:`open_netcdf`, or when the recorded input or target variable is missing.
+        As :func:`open_netcdf`, when the file records no layout, or when the recorded
+        input or target variable is missing.
     """
     ds = open_netcdf(path, **kwargs)  # type: ignore[arg-type]
-    layout = layout_of(ds.attrs)
+    try:
+        layout = layout_of(ds.attrs, source=str(path))
+    except ValueError as err:
+        ds.close()
+        raise DataFileError(str(err)) from None
     missing = sorted({layout.input, layout.target} - set(ds.data_vars))
     if missing:
         ds.close()

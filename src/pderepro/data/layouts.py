@@ -1,9 +1,10 @@
 """Which variables of a dataset are the model's input and target, and what grid they sit on.
 
-Every generator records its layout in the files it writes (global attributes
-``input_variable``, ``target_variable``, ``grid``), so the stages downstream read
-the data without knowing the equation. Kept free of heavy imports: the workflow's
-config check uses :func:`subsample_stride` before any job runs.
+Every generator records its layout (its :class:`~pderepro.data.specs.DatasetSpec`'s) in
+the files it writes (global attributes ``input_variable``, ``target_variable``,
+``grid``), so the stages downstream read the data without knowing the equation. Kept
+free of heavy imports: the workflow's config check uses :func:`subsample_stride` before
+any job runs.
 """
 
 from __future__ import annotations
@@ -39,23 +40,30 @@ class Layout:
         return {"input_variable": self.input, "target_variable": self.target, "grid": self.grid}
 
 
-#: Layout of each generator (``dataset.solver`` in the study config).
-LAYOUTS = {
-    "burgers": Layout(input="u0", target="u", grid="periodic"),
-    "darcy": Layout(input="a", target="u", grid="vertex"),
-    "navier_stokes": Layout(input="w_in", target="w", grid="periodic"),
-}
-
-
-def layout_of(attrs: Mapping[str, Any]) -> Layout:
+def layout_of(attrs: Mapping[str, Any], source: str = "the dataset") -> Layout:
     """The layout recorded in a file's global attributes.
 
-    Files made before layouts were recorded hold Burgers pairs (``u0 -> u``, periodic).
+    Parameters
+    ----------
+    attrs : mapping
+        The file's global attributes.
+    source : str
+        The file's name, for the error message.
+
+    Raises
+    ------
+    ValueError
+        When the attributes hold no layout (a file not written by a pderepro generator,
+        or one written before layouts were recorded), naming ``source``.
     """
+    missing = [k for k in ("input_variable", "target_variable", "grid") if k not in attrs]
+    if missing:
+        raise ValueError(
+            f"{source}: no layout attributes {missing}; it was not written by a pderepro "
+            "generator (or by an old one): regenerate it"
+        )
     return Layout(
-        input=attrs.get("input_variable", "u0"),
-        target=attrs.get("target_variable", "u"),
-        grid=attrs.get("grid", "periodic"),
+        input=attrs["input_variable"], target=attrs["target_variable"], grid=attrs["grid"]
     )
 
 

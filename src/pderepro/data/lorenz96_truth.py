@@ -9,15 +9,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from typing import Any
 
 import numpy as np
 import xarray as xr
 from tqdm import tqdm
 
-from pderepro.solvers.lorenz96 import Lorenz96Problem, integrate, whole_steps
+from pderepro.solvers.lorenz96 import Lorenz96Problem, attractor_state, integrate, whole_steps
 from pderepro.solvers.lorenz96_coarse import coarse_grained_tendency
-from pderepro.solvers.lorenz96_verification import attractor_state
 
 log = logging.getLogger(__name__)
 
@@ -26,29 +24,6 @@ SEGMENT_SAVES = 2000
 
 #: Closure targets a study can train on (variables of the coarse-grained files).
 TARGETS = {"subgrid": "subgrid_tendency", "coarse_grained": "coarse_grained_tendency"}
-
-
-#: Truth-run roles: "pairs" keep Y for coarse-graining, "climate" two ensembles of X only.
-ROLES = ("pairs", "climate")
-
-
-def truth_run_size(truth: Mapping[str, Any], role: str) -> tuple[int, float, float]:
-    """Trajectories, recorded length and save interval (time units) of a truth run.
-
-    Parameters
-    ----------
-    truth : mapping
-        The study's ``truth`` settings.
-    role : str
-        ``pairs`` (one run of ``pair_trajectories``) or ``climate`` (two ensembles of
-        ``climate_members``: the reference and the noise floor).
-    """
-    if role == "pairs":
-        return truth["pair_trajectories"], truth["pair_time"], truth["save_interval"]
-    if role == "climate":
-        members = 2 * truth["climate_members"]
-        return members, truth["climate_time"], truth["climate_save_interval"]
-    raise ValueError(f"unknown truth role {role!r}; expected one of {ROLES}")
 
 
 def truth_run(

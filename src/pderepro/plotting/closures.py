@@ -110,11 +110,11 @@ def plot_offline_fit(offline: Sequence[xr.Dataset], outputs: Mapping[str, str], 
 
 
 def plot_extrapolation(
-    table: pd.DataFrame, outputs: Mapping[str, str], title: str, forcings: Mapping[str, float]
+    table: pd.DataFrame, outputs: Mapping[str, str], title: str, setups: Mapping[str, float]
 ):
     """Hellinger distance and Wasserstein-1 against forcing F, noise floor in black."""
     table = table.copy()
-    table["F"] = table["setup"].map(forcings)
+    table["F"] = table["setup"].map(setups)
     fig, axes = _panels(2, width=4.5)
     closures = [c for c in dict.fromkeys(table["closure"]) if c != "truth"]
     colours = _palette(closures)
@@ -138,7 +138,7 @@ def plot_closure_figures(
     *,
     title: str,
     training_setup: str,
-    forcings: Mapping[str, float],
+    setups: Mapping[str, float],
 ) -> None:
     """All figures of a closure study (keys ``<figure>_png`` / ``<figure>_pdf``)."""
     apply_theme()
@@ -146,4 +146,4 @@ def plot_closure_figures(
     plot_autocorrelation(online, outputs, title)
     plot_forecast_skill(online, outputs, title, training_setup)
     plot_offline_fit(offline, outputs, title)
-    plot_extrapolation(table, outputs, title, forcings)
+    plot_extrapolation(table, outputs, title, setups)

@@ -13,36 +13,25 @@ import pandas as pd
 import torch
 import xarray as xr
 
+from pderepro.data.closure_systems import ROLES, truth_run_size
 from pderepro.data.io import atomic_write, ensure_free_space, open_netcdf, write_netcdf
 from pderepro.data.lorenz96_truth import (
-    ROLES,
     TARGETS,
     coarse_grain,
     ring_pairs,
     time_blocks,
     truth_run,
-    truth_run_size,
 )
 from pderepro.data.provenance import provenance_attrs
-from pderepro.models.closures import (
-    NETWORK_KINDS,
-    AR1Noise,
-    Closure,
-    build_network,
-    fit_ar1,
-    fit_polynomial,
-)
+from pderepro.data.scheduler import dask_scheduler
+from pderepro.evaluation.predict import load_closure
+from pderepro.models.closures import NETWORK_KINDS, Closure, build_network, fit_ar1, fit_polynomial
+from pderepro.models.normalised import NormalisedModel
 from pderepro.models.registry import count_parameters
 from pderepro.runtime import set_threads
 from pderepro.solvers.lorenz96 import Lorenz96Problem
-from pderepro.stages.data import dask_scheduler
-from pderepro.training.checkpoint import (
-    CheckpointError,
-    fingerprint,
-    load_checkpoint,
-    save_checkpoint,
-)
-from pderepro.training.loop import NormalisedModel, TrainingConfig, train
+from pderepro.training.checkpoint import fingerprint, save_checkpoint
+from pderepro.training.loop import TrainingConfig, train
 
 log = logging.getLogger(__name__)
 
@@ -217,24 +206,6 @@ def run_fit_closure(
     )
     save_checkpoint(checkpoint, metadata=meta, **states)
     Path(checkpoint).with_name("resume.pt").unlink(missing_ok=True)
-
-
-def load_closure(path: str, *, expect: Mapping[str, Any] | None = None) -> tuple[Closure, dict]:
-    """The closure stored by :func:`run_fit_closure`, and its metadata."""
-    payload = load_checkpoint(path)
-    meta = payload["metadata"]
-    for key, value in (expect or {}).items():
-        if meta.get(key) != value:
-            raise CheckpointError(f"{path}: has {key}={meta.get(key)!r}, expected {value!r}")
-    noise = meta.get("noise")
-    noise = AR1Noise(phi=noise["phi"], sigma=noise["sigma"]) if noise else None
-    kind = meta["kind"]
-    if kind in NETWORK_KINDS:
-        placeholder = dict.fromkeys(("input_mean", "input_std", "target_mean", "target_std"), 1.0)
-        model = NormalisedModel(build_network(kind, meta["hparams"]), placeholder)
-        model.load_state_dict(payload["model"])
-        return Closure(kind, network=model, noise=noise), meta
-    return Closure(kind, coefficients=meta.get("coefficients"), noise=noise), meta
 
 
 #: X values at which local closures are drawn in the offline figure.

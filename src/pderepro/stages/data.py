@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
-import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import dask
 import numpy as np
 import xarray as xr
 
-from pderepro.data.generate import GENERATORS, values_per_sample
 from pderepro.data.io import (
     DataFileError,
     ensure_free_space,
@@ -23,6 +19,10 @@ from pderepro.data.io import (
 )
 from pderepro.data.preprocess import normalisation_stats, subsample
 from pderepro.data.provenance import provenance_attrs
+
+# re-exported: workflow/rules/common.smk reads it from here
+from pderepro.data.scheduler import dask_scheduler
+from pderepro.data.specs import dataset_spec
 from pderepro.runtime import select_device, set_threads
 
 log = logging.getLogger(__name__)
@@ -47,11 +47,11 @@ def run_generate(
     depend on how the split is sharded, because each has its own derived seed.
     """
     set_threads(threads)
-    fields = count * values_per_sample(dataset) * _FLOAT32
+    spec = dataset_spec(dataset["solver"])
+    fields = count * spec.values_per_sample(dataset) * _FLOAT32
     ensure_free_space(output, 1.2 * fields + 1e6, what=f"{count} samples")
-    ds = GENERATORS[dataset["solver"]](
-        dataset, split=split, start=start, count=count, device=select_device()
-    )
+    generate = spec.load_generator()
+    ds = generate(dataset, split=split, start=start, count=count, device=select_device())
     ds.attrs.update(
         provenance_attrs(
             title=f"{dataset['name']} {split} samples {start}-{start + count - 1}",
@@ -101,30 +101,6 @@ def _write_computed(ds: xr.Dataset, output: str, inputs: Sequence[str]) -> None:
         if isinstance(err, DataFileError):
             raise
         raise DataFileError(f"writing {output} from {list(inputs)} failed: {err}") from err
-
-
-#: Environment variable with the address of a dask.distributed scheduler to use.
-DASK_SCHEDULER_ENV = "PDEREPRO_DASK_SCHEDULER"
-
-
-@contextlib.contextmanager
-def dask_scheduler(threads: int):
-    """Run dask work on the cluster named by ``PDEREPRO_DASK_SCHEDULER``, else on threads.
-
-    The threaded scheduler with the job's ``threads`` is the default: it needs nothing
-    running. With an address (``tcp://host:8786``) the same computation is sent to that
-    dask.distributed cluster.
-    """
-    address = os.environ.get(DASK_SCHEDULER_ENV)
-    if not address:
-        with dask.config.set(scheduler="threads", num_workers=threads):
-            yield
-        return
-    from distributed import Client  # only needed with a cluster
-
-    log.info("using the dask.distributed scheduler at %s", address)
-    with Client(address):
-        yield
 
 
 def run_preprocess(

@@ -13,10 +13,10 @@ import xarray as xr
 from pderepro.data.io import atomic_write, open_netcdf, write_netcdf
 from pderepro.data.provenance import provenance_attrs
 from pderepro.evaluation.climate import climate_distances
+from pderepro.evaluation.predict import load_closure
 from pderepro.evaluation.rollout import run_coarse_model
 from pderepro.runtime import set_threads
 from pderepro.solvers.lorenz96 import whole_steps
-from pderepro.stages.closures import load_closure
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +79,7 @@ def run_online(
     *,
     checkpoint: str,
     climates: Mapping[str, str],
-    forcings: Mapping[str, float],
+    setups: Mapping[str, float],
     closure: str,
     online: Mapping[str, Any],
     forecast: Mapping[str, Any],
@@ -91,7 +91,8 @@ def run_online(
 ) -> None:
     """Couple a closure into the coarse model at every setup: climate and forecasts.
 
-    All setups run in one batch (the forcing is per trajectory). Climate runs start from
+    ``setups`` maps each setup to its forcing F; all setups run in one batch (the forcing
+    is per trajectory). Climate runs start from
     the reference truth's first states, discard ``spinup_time`` and last as long as the
     truth; forecasts start from reference-truth states and use ``forecast.members``
     members when the closure is stochastic, one otherwise.
@@ -99,17 +100,17 @@ def run_online(
     set_threads(threads)
     fitted, meta = load_closure(checkpoint, expect={"closure": closure})
     dt = online["time_step"]
-    setups = list(climates)
-    truths = {s: _truth_ensembles(climates[s]) for s in setups}
-    interval = truths[setups[0]][2]
+    names = list(climates)
+    truths = {s: _truth_ensembles(climates[s]) for s in names}
+    interval = truths[names[0]][2]
     save_every = whole_steps(interval, dt, what="climate save_interval")
-    members, n_times, K = truths[setups[0]][0].shape
+    members, n_times, K = truths[names[0]][0].shape
     spin = whole_steps(spinup_time, interval, what="spinup_time")
     rng = np.random.default_rng(seed)
     per_stage = meta["target"] == "subgrid"  # see run_coarse_model
 
-    x0 = np.concatenate([truths[s][0][:, 0] for s in setups])  # (setups * members, K)
-    forcing = np.repeat([forcings[s] for s in setups], members)
+    x0 = np.concatenate([truths[s][0][:, 0] for s in names])  # (setups * members, K)
+    forcing = np.repeat([setups[s] for s in names], members)
     log.info(
         "%s: climate runs, %d trajectories x %d steps",
         closure,
@@ -120,13 +121,13 @@ def run_online(
         fitted, x0, forcing, dt=dt, n_steps=(spin + n_times) * save_every, save_every=save_every,
         rng=rng, blowup_threshold=online["blowup_threshold"], per_stage=per_stage, progress=True,
     )  # fmt: skip
-    model_x = climate.x[:, spin:].reshape(len(setups), members, n_times, K)
-    blowups = np.isfinite(climate.blowup_time).reshape(len(setups), members).sum(axis=1)
+    model_x = climate.x[:, spin:].reshape(len(names), members, n_times, K)
+    blowups = np.isfinite(climate.blowup_time).reshape(len(names), members).sum(axis=1)
 
     n_leads = whole_steps(forecast["lead_time"], interval, what="forecast lead_time")
     ens = forecast["members"] if fitted.stochastic else 1
     member_idx, time_idx = _forecast_starts(members, n_times, n_leads, forecast["starts"], seed)
-    starts = np.concatenate([truths[s][0][member_idx, time_idx] for s in setups])  # (S*n, K)
+    starts = np.concatenate([truths[s][0][member_idx, time_idx] for s in names])  # (S*n, K)
     log.info("%s: %d forecasts x %d members", closure, len(starts), ens)
     start_forcing = np.repeat(forcing[::members], len(member_idx) * ens)  # per setup
     run = run_coarse_model(
@@ -134,11 +135,11 @@ def run_online(
         n_steps=n_leads * save_every, save_every=save_every, rng=rng,
         blowup_threshold=online["blowup_threshold"], per_stage=per_stage,
     )  # fmt: skip
-    pred = run.x.reshape(len(setups), len(member_idx), ens, n_leads, K)
+    pred = run.x.reshape(len(names), len(member_idx), ens, n_leads, K)
     leads = interval * np.arange(1, n_leads + 1)
     lag_steps = whole_steps(online["acf_max_lag"], interval, what="acf_max_lag")
     rows, curves_list = [], []
-    for i, setup in enumerate(setups):
+    for i, setup in enumerate(names):
         reference = truths[setup][0]
         verifying = np.stack(
             [
@@ -161,12 +162,12 @@ def run_online(
         curves_list.append(curves_i)
         log.info("%s %s: %s, %d/%d blew up", closure, setup, values, blowups[i], members)
     curves_ds = _curves_dataset(
-        setups, curves_list, interval * np.arange(lag_steps + 1), _edges(online), leads
+        names, curves_list, interval * np.arange(lag_steps + 1), _edges(online), leads
     )
     curves_ds.attrs.update(label=meta["label"], closure=closure)
     curves_ds["blowup_time"] = (
         ("setup", "member"),
-        climate.blowup_time.reshape(len(setups), members),
+        climate.blowup_time.reshape(len(names), members),
     )
     _write(rows, curves_ds, metrics=metrics, curves=curves, title=f"online runs of {closure}",
            params={"online": dict(online), "forecast": dict(forecast)},

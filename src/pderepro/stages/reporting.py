@@ -107,7 +107,7 @@ def run_plot_closures(
     outputs: Mapping[str, str],
     title: str,
     training_setup: str,
-    forcings: Mapping[str, float],
+    setups: Mapping[str, float],
 ) -> None:
     """Every figure of a closure study from the offline and online curves and table."""
     from pderepro.plotting.closures import plot_closure_figures
@@ -119,7 +119,7 @@ def run_plot_closures(
         outputs,
         title=title,
         training_setup=training_setup,
-        forcings=forcings,
+        setups=setups,
     )
 
 

@@ -1,0 +1,321 @@
+"""Study kind ``closures``: learned closures of a coarse model of a truth system.
+
+A closure study runs a truth system (a :class:`~pderepro.data.closure_systems.
+ClosureSystemSpec`, selected by ``system.solver``) in several setups, coarse-grains the
+training setup's truth into closure training pairs, fits each closure family, and scores
+every closure offline (against held-out pairs) and online (coupled to the coarse model:
+climate statistics, forecasts, blow-ups) beside the truth-vs-truth noise floor. The
+kind's rules are in ``workflow/rules/closures.smk``; the functions below are their input
+functions and cost model. Nothing here depends on the shape of the system's state: the
+system's spec gives its sizes.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any
+
+from pderepro.config import ConfigError
+from pderepro.data.closure_systems import ROLES, closure_system, truth_run_size
+from pderepro.resources import BASE_MB, BYTES_PER_MB, runtime_minutes
+from pderepro.studies.base import (
+    BENCHMARKS,
+    StudyKind,
+    SummarySection,
+    figure_files,
+    table_files,
+)
+
+#: Splits of the coarse-grained pairs (contiguous time blocks, in this order).
+SPLITS = ("train", "validation", "test")
+#: Figures of a closure study.
+FIGURES = ("climate_pdfs", "autocorrelation", "forecast_skill", "offline_fit", "extrapolation")
+#: The name under which the truth-vs-truth noise floor is scored like a closure.
+FLOOR = "truth"
+#: Coarse-model runs per batch beyond which a step's cost grows with the batch.
+ONLINE_BATCH = 100
+
+
+def _multiple(value: float, step: float) -> bool:
+    n = round(value / step)
+    return n >= 1 and math.isclose(n * step, value, rel_tol=1e-9)
+
+
+class ClosuresKind(StudyKind):
+    name = "closures"
+    schema_def = "closure_study"
+    preset_keys = {
+        "truth": {
+            "spinup_time",
+            "pair_trajectories",
+            "pair_time",
+            "climate_members",
+            "climate_time",
+        },
+        "forecast": {"starts", "members", "lead_time"},
+        "training": {"epochs", "checkpoint_every"},
+    }
+
+    def check(self, where: str, study: Mapping[str, Any]) -> None:
+        if study["training_setup"] not in study["setups"]:
+            raise ConfigError(
+                f"config key '{where}.training_setup': {study['training_setup']!r} is not "
+                f"one of the setups {sorted(study['setups'])}"
+            )
+        truth, coarse = study["truth"], study["coarse"]
+        checks = [
+            ("truth.save_interval", truth["save_interval"], study["system"]["time_step"]),
+            ("coarse.time_step", coarse["time_step"], truth["save_interval"]),
+            ("truth.climate_save_interval", truth["climate_save_interval"], coarse["time_step"]),
+            ("truth.spinup_time", truth["spinup_time"], truth["climate_save_interval"]),
+            ("truth.climate_time", truth["climate_time"], truth["climate_save_interval"]),
+            ("truth.pair_time", truth["pair_time"], truth["save_interval"]),
+            ("forecast.lead_time", study["forecast"]["lead_time"], truth["climate_save_interval"]),
+            ("online.acf_max_lag", study["online"]["acf_max_lag"], truth["climate_save_interval"]),
+        ]
+        for key, value, step in checks:
+            if not _multiple(value, step):
+                raise ConfigError(
+                    f"config key '{where}.{key}': {value} is not a multiple of {step}"
+                )
+        if study["online"]["acf_max_lag"] >= truth["climate_time"]:
+            raise ConfigError(
+                f"config key '{where}.online.acf_max_lag': must be shorter than truth.climate_time"
+            )
+        pdf = study["online"]["pdf"]
+        if pdf["low"] >= pdf["high"]:
+            raise ConfigError(f"config key '{where}.online.pdf.low': must be below pdf.high")
+        families = closure_system(study["system"]["solver"]).closure_families
+        for key, closure in study["closures"].items():
+            if closure["kind"] not in families:
+                raise ConfigError(
+                    f"config key '{where}.closures.{key}.kind': {closure['kind']!r} is not a "
+                    f"closure family of system {study['system']['solver']!r} ({list(families)})"
+                )
+            if (closure["kind"] == "polynomial") != ("degree" in closure):
+                raise ConfigError(
+                    f"config key '{where}.closures.{key}.degree': required for polynomial "
+                    "closures and only for them"
+                )
+
+    def targets(self, name: str, study: Mapping[str, Any]) -> list[str]:
+        return table_files(name, ["offline", "online"]) + figure_files(name, FIGURES)
+
+    def summary(self, name: str, study: Mapping[str, Any]) -> SummarySection:
+        # fitted and run on the CPU: no device line
+        return SummarySection(
+            title=study["title"],
+            tables=[f"results/{name}/tables/{t}.md" for t in ("offline", "online")],
+        )
+
+    def benchmarks(self, name: str, study: Mapping[str, Any]) -> list[str]:
+        files = []
+        for setup in study["setups"]:
+            files += [
+                BENCHMARKS["generate_truth"].format(study=name, setup=setup, role=role)
+                for role in ROLES
+            ]
+            files.append(BENCHMARKS["coarse_grain"].format(study=name, setup=setup))
+        return files + [
+            BENCHMARKS[stage].format(study=name, closure=closure)
+            for stage in ("fit_closure", "evaluate_online")
+            for closure in study["closures"]
+        ]
+
+    def jobs(self, name: str, study: Mapping[str, Any]) -> Counter[str]:
+        setups, closure_count = len(study["setups"]), len(study["closures"])
+        return Counter(
+            generate_truth=len(ROLES) * setups,
+            coarse_grain=setups,
+            fit_closure=closure_count,
+            evaluate_offline=closure_count,
+            evaluate_online=closure_count,
+            truth_floor=1,
+            closure_tables=1,
+            plot_closures=1,
+        )
+
+
+KIND = ClosuresKind()
+
+
+def setup_order(study: Mapping[str, Any]) -> list[str]:
+    """The training setup first, then the others in config order."""
+    first = study["training_setup"]
+    return [first] + [s for s in study["setups"] if s != first]
+
+
+# ---- input functions of the kind's rules (plan, wildcards by name) ----------------------
+
+
+def truth_params(plan, study: str, setup: str, **_: Any) -> dict[str, Any]:
+    cfg = plan.studies[study]
+    return {
+        "system": cfg["system"],
+        "setup": cfg["setups"][setup],
+        "truth": cfg["truth"],
+        "seed": cfg["seed"],
+        "title": cfg["title"],
+    }
+
+
+def coarse_grain_params(plan, study: str, **_: Any) -> dict[str, Any]:
+    cfg = plan.studies[study]
+    system = closure_system(cfg["system"]["solver"])
+    return {
+        "coarse_step": cfg["coarse"]["time_step"],
+        **system.coarse_grain_params(cfg["system"]),
+        "split": cfg["split"],
+    }
+
+
+def _processed(plan, study: str, split: str) -> str:
+    setup = plan.studies[study]["training_setup"]
+    return f"data/processed/{study}/{setup}/{split}.nc"
+
+
+def closure_train(plan, study: str, **_: Any) -> str:
+    return _processed(plan, study, "train")
+
+
+def closure_validation(plan, study: str, **_: Any) -> str:
+    return _processed(plan, study, "validation")
+
+
+def fit_params(plan, study: str, closure: str, **_: Any) -> dict[str, Any]:
+    cfg = plan.studies[study]
+    return {
+        "spec": cfg["closures"][closure],
+        "target": cfg["coarse"]["target"],
+        "training": cfg["training"],
+    }
+
+
+def closure_tests(plan, study: str, **_: Any) -> dict[str, str]:
+    cfg = plan.studies[study]
+    return {s: f"data/processed/{study}/{s}/test.nc" for s in setup_order(cfg)}
+
+
+def closure_climates(plan, study: str, **_: Any) -> dict[str, str]:
+    cfg = plan.studies[study]
+    return {s: f"data/raw/{study}/{s}/climate.nc" for s in setup_order(cfg)}
+
+
+def scatter_points(plan, study: str, **_: Any) -> int:
+    return plan.studies[study]["figures"]["scatter_points"]
+
+
+def online_params(plan, study: str, **_: Any) -> dict[str, Any]:
+    cfg = plan.studies[study]
+    return {
+        "setups": cfg["setups"],
+        "online": {**cfg["online"], "time_step": cfg["coarse"]["time_step"]},
+        "forecast": cfg["forecast"],
+        "spinup_time": cfg["truth"]["spinup_time"],
+        "seed": cfg["seed"],
+    }
+
+
+def scoring_params(plan, study: str, **_: Any) -> dict[str, Any]:
+    """The online scoring settings (PDF bins, lags) of the floor and the tables."""
+    return {"online": plan.studies[study]["online"]}
+
+
+def _closure_metric_files(plan, study: str, kind: str) -> list[str]:
+    names = list(plan.studies[study]["closures"]) + ([FLOOR] if kind == "online" else [])
+    return [f"results/{study}/metrics/{kind}/{c}.csv" for c in names]
+
+
+def offline_metric_files(plan, study: str, **_: Any) -> list[str]:
+    return _closure_metric_files(plan, study, "offline")
+
+
+def online_metric_files(plan, study: str, **_: Any) -> list[str]:
+    """Per-closure online metrics, with the noise floor's."""
+    return _closure_metric_files(plan, study, "online")
+
+
+def closure_curve_files(plan, study: str, **_: Any) -> dict[str, list[str]]:
+    names = list(plan.studies[study]["closures"])
+    return {
+        "offline": [f"results/{study}/curves/offline/{c}.nc" for c in names],
+        "online": [f"results/{study}/curves/online/{c}.nc" for c in names + [FLOOR]],
+    }
+
+
+def closure_figure_params(plan, study: str, **_: Any) -> dict[str, Any]:
+    cfg = plan.studies[study]
+    return {
+        "title": cfg["title"],
+        "training_setup": cfg["training_setup"],
+        "setups": cfg["setups"],
+    }
+
+
+# ---- cost model -------------------------------------------------------------------------
+
+
+def truth_mem_mb(plan, study: str, role: str, **_: Any) -> int:
+    cfg = plan.studies[study]
+    members, time, interval = truth_run_size(cfg["truth"], role)
+    per_state = closure_system(cfg["system"]["solver"]).state_values(cfg["system"], role)
+    # float32 run plus the NetCDF writer's copy
+    return BASE_MB + int(2 * 4 * members * time / interval * per_state / BYTES_PER_MB)
+
+
+def truth_runtime(plan, study: str, role: str, **_: Any) -> int:
+    cfg = plan.studies[study]
+    members, time, _ = truth_run_size(cfg["truth"], role)
+    n_steps = (time + cfg["truth"]["spinup_time"]) / cfg["system"]["time_step"]
+    rate = closure_system(cfg["system"]["solver"]).truth_s_per_step
+    return runtime_minutes(members * n_steps * rate)
+
+
+def _train_states(cfg: Mapping[str, Any]) -> float:
+    """Coarse states in the pairs runs (training pairs before the split)."""
+    truth = cfg["truth"]
+    return truth["pair_trajectories"] * truth["pair_time"] / cfg["coarse"]["time_step"]
+
+
+def _coarse_values(cfg: Mapping[str, Any]) -> int:
+    return closure_system(cfg["system"]["solver"]).coarse_values(cfg["system"])
+
+
+def coarse_grain_mem_mb(plan, study: str, **_: Any) -> int:
+    # dask streams chunks of saved times; each split is written from them
+    cfg = plan.studies[study]
+    return BASE_MB + int(3 * 4 * _train_states(cfg) * _coarse_values(cfg) / BYTES_PER_MB)
+
+
+def closure_mem_mb(plan, study: str, **_: Any) -> int:
+    cfg = plan.studies[study]
+    truth = cfg["truth"]
+    climate = 2 * truth["climate_members"] * truth["climate_time"]
+    climate *= len(cfg["setups"]) / truth["climate_save_interval"]
+    states = 3 * _train_states(cfg) + 2 * climate
+    return BASE_MB + int(4 * 4 * states * _coarse_values(cfg) / BYTES_PER_MB)
+
+
+def closure_fit_runtime(plan, study: str, **_: Any) -> int:
+    cfg = plan.studies[study]
+    rate = closure_system(cfg["system"]["solver"]).fit_s_per_state_epoch
+    return runtime_minutes(cfg["training"]["epochs"] * _train_states(cfg) * rate)
+
+
+def online_runtime(plan, study: str, **_: Any) -> int:
+    cfg = plan.studies[study]
+    truth, forecast = cfg["truth"], cfg["forecast"]
+    dt, setups = cfg["coarse"]["time_step"], len(cfg["setups"])
+    rate = closure_system(cfg["system"]["solver"]).online_s_per_step
+
+    def seconds(steps, batch):  # the cost per step grows with the batch beyond 100 runs
+        return steps * rate * max(1.0, batch / ONLINE_BATCH)
+
+    climate_steps = (truth["climate_time"] + truth["spinup_time"]) / dt
+    climate = seconds(climate_steps, setups * truth["climate_members"])
+    forecasts = seconds(
+        forecast["lead_time"] / dt, setups * forecast["starts"] * forecast["members"]
+    )
+    return runtime_minutes(climate + forecasts)

@@ -1,0 +1,314 @@
+"""Study kind ``resolution``: models trained and tested at several resolutions of one
+dataset (the FNO paper's Burgers and Darcy tables).
+
+A resolution study is also the *unit* the generic rules build (generate, merge,
+preprocess, train, evaluate): regimes studies expand into one unit per regime. The
+functions below are the rules' input functions and cost model: each takes the plan and
+the wildcards' values by name and returns only the slice of config its rule depends on.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any
+
+from pderepro.config import ConfigError, deep_merge
+from pderepro.data.layouts import subsample_stride
+from pderepro.data.sharding import n_shards, shard_bounds
+from pderepro.data.specs import dataset_spec
+from pderepro.resources import BASE_MB, BYTES_PER_MB, runtime_minutes
+from pderepro.studies.base import (
+    BENCHMARKS,
+    TRAINING_BUDGET_KEYS,
+    StudyKind,
+    SummarySection,
+    figure_files,
+    table_files,
+)
+
+#: Splits of a dataset (resolution studies select on validation data split off train).
+SPLITS = ("train", "test")
+#: Keys of a dataset config that are sizes (set by the preset), not science.
+DATASET_SIZES = ("n_train", "n_test", "shard_size")
+#: FNO-1D training: about 7.4e-9 s per sample, grid value and epoch on one CPU core.
+TRAIN_1D_S_PER_VALUE_EPOCH = 7.4e-9
+#: 2-D models (FNO-2D/3D, U-Net, ResNet): about 1e-5 s per sample, value and epoch.
+TRAIN_2D_S_PER_VALUE_EPOCH = 1e-5
+#: Activation floats per stored value of a batch during training.
+ACTIVATIONS_PER_VALUE = 200
+
+
+def model_training(study: Mapping[str, Any], model: str) -> dict[str, Any]:
+    """The study's training settings with the model's own overrides applied."""
+    return deep_merge(study["training"], study["models"][model].get("training", {}))
+
+
+def check_models_fit(where: str, study: Mapping[str, Any]) -> None:
+    """Resolutions reachable from the solver grid; Fourier modes that fit the grid."""
+    base = study["dataset"]["base_resolution"]
+    grid = dataset_spec(study["dataset"]["solver"]).layout.grid
+    for res in study["resolutions"]:
+        if subsample_stride(base, res, grid) is None:
+            raise ConfigError(
+                f"config key '{where}.resolutions': no stride takes the {grid} grid of "
+                f"dataset.base_resolution={base} points to {res}"
+            )
+    for key, model in study["models"].items():
+        hparams = model.get("hparams", {})
+        modes = hparams.get("modes")
+        room = min(study["resolutions"]) + hparams.get("padding", 0)
+        if modes is not None and 2 * modes > room:
+            raise ConfigError(
+                f"config key '{where}.models.{key}.hparams.modes': {modes} modes "
+                f"need resolution + padding >= {2 * modes}, got {room}"
+            )
+
+
+class ResolutionKind(StudyKind):
+    name = "resolution"
+    schema_def = "resolution_study"
+    preset_keys = {
+        "dataset": {"base_resolution", "n_train", "n_test", "shard_size", "time_step"},
+        "resolutions": None,
+        "training": set(TRAINING_BUDGET_KEYS),
+    }
+
+    def check(self, where: str, study: Mapping[str, Any]) -> None:
+        check_models_fit(where, study)
+        known = set(study["models"]) | set(study.get("baselines", {}))
+        for key in study.get("published", {}).get("values", {}):
+            if key not in known:
+                raise ConfigError(
+                    f"config key '{where}.published.values.{key}': no such model or "
+                    f"baseline (known: {sorted(known)})"
+                )
+
+    def units(self, name: str, study: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+        return {name: dict(study)}
+
+    def targets(self, name: str, study: Mapping[str, Any]) -> list[str]:
+        return table_files(name, ["resolution"]) + figure_files(
+            name, ["error_vs_resolution", "samples"]
+        )
+
+    def summary(self, name: str, study: Mapping[str, Any]) -> SummarySection:
+        return SummarySection(
+            title=study["title"],
+            tables=[f"results/{name}/tables/resolution.md"],
+            metrics=unit_metric_files(name, study),
+        )
+
+    def benchmarks(self, name: str, study: Mapping[str, Any]) -> list[str]:
+        return unit_benchmarks(name, study)
+
+    def jobs(self, name: str, study: Mapping[str, Any]) -> Counter[str]:
+        return unit_jobs(study) + Counter(make_table=1, plot_resolution=1, plot_samples=1)
+
+
+KIND = ResolutionKind()
+
+
+# ---- files of a unit ------------------------------------------------------------------
+
+
+def shard_paths(dataset: Mapping[str, Any], split: str, pattern: str) -> list[str]:
+    """``pattern`` formatted for every shard of a split (``{dataset}``, ``{split}``,
+    ``{shard}``)."""
+    count = n_shards(dataset[f"n_{split}"], dataset["shard_size"])
+    return [
+        pattern.format(dataset=dataset["name"], split=split, shard=shard) for shard in range(count)
+    ]
+
+
+def unit_metric_files(name: str, unit: Mapping[str, Any]) -> list[str]:
+    """Every metrics file of a unit: trained models (all seeds) and baselines."""
+    files = [
+        f"results/{name}/metrics/{model}/res{res}/seed{seed}.csv"
+        for model in unit["models"]
+        for res in unit["resolutions"]
+        for seed in range(unit["training"]["seeds"])
+    ]
+    return files + [
+        f"results/{name}/metrics/{baseline}/res{res}/reference.csv"
+        for baseline in unit["baselines"]
+        for res in unit["resolutions"]
+    ]
+
+
+def dataset_jobs(dataset: Mapping[str, Any], splits=SPLITS) -> Counter[str]:
+    """Generation and merge jobs of a dataset's splits."""
+    shards = sum(n_shards(dataset[f"n_{split}"], dataset["shard_size"]) for split in splits)
+    return Counter(generate_shard=shards, merge_shards=len(splits))
+
+
+def unit_jobs(unit: Mapping[str, Any]) -> Counter[str]:
+    """Jobs of a unit: its dataset, preprocessing, training and evaluation."""
+    resolutions = len(unit["resolutions"])
+    runs = len(unit["models"]) * resolutions * unit["training"]["seeds"]
+    return dataset_jobs(unit["dataset"]) + Counter(
+        preprocess=resolutions,
+        train_model=runs,
+        evaluate_model=runs,
+        evaluate_baseline=len(unit["baselines"]) * resolutions,
+    )
+
+
+def dataset_benchmarks(dataset: Mapping[str, Any], splits=SPLITS) -> list[str]:
+    """Benchmark files of a dataset's generation jobs."""
+    pattern = BENCHMARKS["generate_shard"]
+    return [f for split in splits for f in shard_paths(dataset, split, pattern)]
+
+
+def unit_benchmarks(name: str, unit: Mapping[str, Any]) -> list[str]:
+    """Benchmark files of a unit's generation, preprocessing and training jobs."""
+    dataset = unit["dataset"]
+    files = dataset_benchmarks(dataset)
+    files += [
+        BENCHMARKS["preprocess"].format(dataset=dataset["name"], res=res)
+        for res in unit["resolutions"]
+    ]
+    return files + [
+        BENCHMARKS["train_model"].format(study=name, model=model, res=res, seed=seed)
+        for model in unit["models"]
+        for res in unit["resolutions"]
+        for seed in range(unit["training"]["seeds"])
+    ]
+
+
+# ---- input functions of the generic rules (plan, wildcards by name) ---------------------
+
+
+def dataset_science(plan, dataset: str, **_: Any) -> dict[str, Any]:
+    """The dataset's science (solver parameters, seed), without the sizes."""
+    return {k: v for k, v in plan.datasets[dataset].items() if k not in DATASET_SIZES}
+
+
+def shard_range(plan, dataset: str, split: str, shard: str, **_: Any) -> dict[str, int]:
+    """First sample and sample count of this shard, from the preset's sizes."""
+    cfg = plan.datasets[dataset]
+    start, count = shard_bounds(cfg[f"n_{split}"], cfg["shard_size"], int(shard))
+    return {"start": start, "count": count}
+
+
+def shard_files(plan, dataset: str, split: str, **_: Any) -> list[str]:
+    return shard_paths(
+        plan.datasets[dataset], split, "data/raw/{dataset}/shards/{split}-{shard}.nc"
+    )
+
+
+def processed(plan, study: str, res: str, name: str) -> str:
+    """Path of a processed file (train.nc, test.nc, stats.nc) of a unit's dataset."""
+    return f"data/processed/{plan.units[study]['dataset']['name']}/res{res}/{name}"
+
+
+def processed_train(plan, study: str, res: str, **_: Any) -> str:
+    return processed(plan, study, res, "train.nc")
+
+
+def processed_test(plan, study: str, res: str, **_: Any) -> str:
+    return processed(plan, study, res, "test.nc")
+
+
+def processed_stats(plan, study: str, res: str, **_: Any) -> str:
+    return processed(plan, study, res, "stats.nc")
+
+
+def train_params(plan, study: str, model: str, **_: Any) -> dict[str, Any]:
+    unit = plan.units[study]
+    return {
+        "spec": {k: v for k, v in unit["models"][model].items() if k != "training"},
+        "training": model_training(unit, model),
+    }
+
+
+def metric_files(plan, study: str, **_: Any) -> list[str]:
+    return unit_metric_files(study, plan.units[study])
+
+
+def sample_prediction_files(plan, study: str, **_: Any) -> list[str]:
+    """Predictions at the finest resolution, first seed, for the samples figure."""
+    unit = plan.units[study]
+    res = max(unit["resolutions"])
+    files = [f"results/{study}/predictions/{m}/res{res}/seed0.nc" for m in unit["models"]]
+    return files + [
+        f"results/{study}/predictions/{b}/res{res}/reference.nc" for b in unit["baselines"]
+    ]
+
+
+def n_kept_predictions(plan, study: str, **_: Any) -> int:
+    """Test samples whose predictions are kept for the samples figure."""
+    return plan.units[study]["figures"]["samples"]
+
+
+def baseline_params(plan, study: str, model: str, **_: Any) -> dict[str, Any]:
+    unit = plan.units[study]
+    label = unit["baselines"][model].get("label", model)
+    science = {k: v for k, v in unit["dataset"].items() if k in ("viscosity", "t_final")}
+    return {"label": label, "dataset": science}
+
+
+def table_params(plan, study: str, **_: Any) -> dict[str, Any]:
+    unit = plan.units[study]
+    return {
+        "published": unit["published"],
+        "model_order": list(unit["models"]) + list(unit["baselines"]),
+    }
+
+
+def figure_params(plan, study: str, **_: Any) -> dict[str, str]:
+    return {"title": plan.studies[study]["title"]}
+
+
+# ---- cost model -------------------------------------------------------------------------
+
+
+def generate_mem_mb(plan, dataset: str, **_: Any) -> int:
+    cfg = plan.datasets[dataset]
+    return dataset_spec(cfg["solver"]).generate_mem_mb(cfg)
+
+
+def generate_runtime(plan, dataset: str, **_: Any) -> int:
+    cfg = plan.datasets[dataset]
+    return dataset_spec(cfg["solver"]).generate_runtime(cfg)
+
+
+def merge_mem_mb(plan, dataset: str, split: str, **_: Any) -> int:
+    cfg = plan.datasets[dataset]
+    return BASE_MB + int(2 * dataset_spec(cfg["solver"]).split_mb(cfg, split))
+
+
+def preprocess_mem_mb(plan, dataset: str, **_: Any) -> int:
+    # dask streams chunks of samples; the statistics need one pass over train
+    cfg = plan.datasets[dataset]
+    return BASE_MB + int(dataset_spec(cfg["solver"]).split_mb(cfg, "train") / 4)
+
+
+def _sample_values(unit: Mapping[str, Any], res: int) -> float:
+    """Values of one processed sample (input and target) at resolution ``res``."""
+    dataset = unit["dataset"]
+    spec = dataset_spec(dataset["solver"])
+    return spec.values_per_sample(dataset) * (res / dataset["base_resolution"]) ** spec.ndim
+
+
+def train_mem_mb(plan, study: str, res: str, **_: Any) -> int:
+    unit = plan.units[study]
+    values = _sample_values(unit, int(res))
+    data_mb = 4 * unit["dataset"]["n_train"] * values / BYTES_PER_MB
+    # data, activations of a batch and weights
+    batch = unit["training"]["batch_size"]
+    return BASE_MB + int(data_mb + ACTIVATIONS_PER_VALUE * 4 * batch * values / BYTES_PER_MB)
+
+
+def train_runtime(plan, study: str, model: str, res: str, **_: Any) -> int:
+    unit = plan.units[study]
+    training = model_training(unit, model)
+    values = _sample_values(unit, int(res))
+    ndim = dataset_spec(unit["dataset"]["solver"]).ndim
+    rate = TRAIN_1D_S_PER_VALUE_EPOCH if ndim == 1 else TRAIN_2D_S_PER_VALUE_EPOCH
+    return runtime_minutes(training["epochs"] * unit["dataset"]["n_train"] * values * rate)
+
+
+def train_devices(plan, study: str, model: str, **_: Any) -> int:
+    """GPUs (or CPU processes) of a training job: its ``training.devices``."""
+    return model_training(plan.units[study], model)["devices"]
