@@ -27,6 +27,7 @@ from pderepro.solvers.lorenz96_coarse import (
     resolved_tendency,
 )
 from pderepro.training.checkpoint import CheckpointError
+from tests.unit.configs import study
 
 PROBLEM = Lorenz96Problem(K=8, J=4, forcing=10.0, time_step=0.005)
 
@@ -160,17 +161,21 @@ def test_climate_distances_of_a_run_with_itself_are_zero():
 
 # ---- stages, on a tiny study ---------------------------------------------------------------
 
-SYSTEM = {"K": 8, "J": 4, "h": 1.0, "b": 10.0, "c": 10.0, "time_step": 0.005}
-TRUTH = {
-    "save_interval": 0.01, "climate_save_interval": 0.05, "spinup_time": 1.0,
-    "pair_trajectories": 2, "pair_time": 6.0, "climate_members": 3, "climate_time": 4.0,
-}  # fmt: skip
-ONLINE = {
-    "blowup_threshold": 100.0, "pdf": {"low": -20.0, "high": 30.0, "bins": 50},
-    "acf_max_lag": 1.0, "forecast_lead": 0.5, "time_step": 0.01,
-}  # fmt: skip
-TRAINING = {"epochs": 2, "batch_size": 64, "learning_rate": 3e-3, "weight_decay": 0.0,
-            "scheduler": "cosine", "loss": "mse", "checkpoint_every": 1}  # fmt: skip
+# the shipped study, shrunk: J = 4 fast variables, coarser steps, short runs
+TINY_STUDY = study(
+    "l96_closures",
+    system={"J": 4, "time_step": 0.005},
+    truth={
+        "save_interval": 0.01, "climate_save_interval": 0.05, "spinup_time": 1.0,
+        "pair_trajectories": 2, "pair_time": 6.0, "climate_members": 3, "climate_time": 4.0,
+    },
+    coarse={"time_step": 0.01},
+    online={"pdf": {"low": -20.0, "high": 30.0, "bins": 50}, "acf_max_lag": 1.0,
+            "forecast_lead": 0.5},
+    training={"epochs": 2, "batch_size": 64, "checkpoint_every": 1},
+)  # fmt: skip
+SYSTEM, TRUTH, TRAINING = TINY_STUDY["system"], TINY_STUDY["truth"], TINY_STUDY["training"]
+ONLINE = {**TINY_STUDY["online"], "time_step": TINY_STUDY["coarse"]["time_step"]}
 
 
 @pytest.fixture(scope="module")

@@ -12,17 +12,9 @@ from pderepro.data.preprocess import normalisation_stats, subsample
 from pderepro.data.provenance import provenance_attrs
 from pderepro.data.seeds import sample_seeds
 from pderepro.data.sharding import n_shards, shard_bounds
+from tests.unit.configs import dataset
 
-CFG = {
-    "name": "burgers",
-    "solver": "burgers",
-    "viscosity": 0.1,
-    "t_final": 0.1,
-    "time_step": 1e-3,
-    "base_resolution": 64,
-    "seed": 7,
-    "grf": {"scale": 625.0, "shift": 25.0, "exponent": 2.0},
-}
+CFG = dataset("fno_burgers", t_final=0.1, base_resolution=64, seed=7)
 
 PAIR = {"input_var": "u0", "target_var": "u"}
 

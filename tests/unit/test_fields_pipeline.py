@@ -17,31 +17,19 @@ from pderepro.stages import (
     run_train,
 )
 from pderepro.stages.regimes import SUPERRES_COLUMNS
+from tests.unit.configs import dataset
 from tests.unit.tiny_data import make_raw, preprocess
 
-DARCY = {
-    "name": "darcy",
-    "solver": "darcy",
-    "psi_high": 12.0,
-    "psi_low": 3.0,
-    "forcing": 1.0,
-    "grf": {"scale": 1.0, "shift": 9.0, "exponent": 2.0},
-    "base_resolution": 17,
-    "seed": 5,
-}
-NS = {
-    "name": "ns",
-    "solver": "navier_stokes",
-    "viscosity": 1e-3,
-    "t_final": 14.0,
-    "time_step": 1e-2,
-    "base_resolution": 16,
-    "frames_in": 10,
-    "records_per_time": 1,
-    "forcing_amplitude": 0.1,
-    "grf": {"scale": 343.0, "shift": 49.0, "exponent": 2.5},
-    "seed": 5,
-}
+DARCY = dataset("fno_darcy", name="darcy", base_resolution=17, seed=5)
+NS = dataset(
+    "fno_navier_stokes",
+    name="ns",
+    viscosity=1e-3,
+    t_final=14.0,
+    time_step=1e-2,
+    base_resolution=16,
+    seed=5,
+)
 TRAINING = {"epochs": 2, "batch_size": 4, "scheduler": "constant", "checkpoint_every": 1}
 
 

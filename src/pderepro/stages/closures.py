@@ -55,14 +55,18 @@ def run_generate_truth(
     title: str,
     threads: int = 1,
 ) -> None:
-    """One truth run of the two-scale model at forcing ``F``.
+    """One truth run of the two-scale Lorenz-96 model (``system.solver: lorenz96``) at
+    forcing ``F``.
 
     ``pairs`` runs keep ``Y`` at ``truth.save_interval`` for coarse-graining;
     ``climate`` runs hold two independent ensembles of ``X`` (``ensemble`` 0: the
     reference the closures are scored against; 1: a second truth for the noise floor).
     """
     set_threads(threads)
-    problem = Lorenz96Problem(**system, forcing=forcing)
+    if system["solver"] != "lorenz96":
+        raise ValueError(f"run_generate_truth runs Lorenz-96 truth, not {system['solver']!r}")
+    parameters = {k: v for k, v in system.items() if k != "solver"}
+    problem = Lorenz96Problem(**parameters, forcing=forcing)
     members, run_time, interval = truth_run_size(truth, role)
     per_state = problem.K * (problem.J + 1 if role == "pairs" else 1) * 4
     ensure_free_space(output, 1.2 * members * run_time / interval * per_state + 1e6, what=role)
