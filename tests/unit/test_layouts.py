@@ -1,14 +1,41 @@
-"""Layouts with several input fields and scalar inputs: attributes, validation, files."""
+"""Layouts with several input fields and scalar inputs, and per-variable statistics; the
+single-input statistics stay bit-identical to the role ones."""
 
 import numpy as np
 import pytest
 import xarray as xr
 
-from pderepro.data.io import DataFileError, open_layout_netcdf, write_netcdf
+from pderepro.data.generate import generate_burgers
+from pderepro.data.generate_fields import generate_darcy, generate_navier_stokes
+from pderepro.data.io import DataFileError, open_layout_netcdf, open_netcdf, write_netcdf
 from pderepro.data.layouts import Layout, layout_of
+from pderepro.data.preprocess import normalisation_stats
 from pderepro.data.specs import DATASET_SPECS
+from pderepro.stages.learning import _load_stats
+from tests.unit.tiny_data import TINY_DATASET, make_raw, preprocess
 
 MULTI = Layout(inputs=("u0", "f"), target="u", grid="periodic", scalars=("speed",))
+
+TINY = {
+    "burgers": (generate_burgers, TINY_DATASET),
+    "darcy": (
+        generate_darcy,
+        {
+            "name": "darcy", "solver": "darcy", "psi_high": 12.0, "psi_low": 3.0,
+            "forcing": 1.0, "grf": {"scale": 1.0, "shift": 9.0, "exponent": 2.0},
+            "base_resolution": 9, "seed": 5,
+        },
+    ),
+    "navier_stokes": (
+        generate_navier_stokes,
+        {
+            "name": "ns", "solver": "navier_stokes", "viscosity": 1e-3, "t_final": 12.0,
+            "time_step": 1e-2, "base_resolution": 8, "frames_in": 10, "records_per_time": 1,
+            "forcing_amplitude": 0.1, "grf": {"scale": 343.0, "shift": 49.0, "exponent": 2.5},
+            "seed": 5,
+        },
+    ),
+}  # fmt: skip
 
 
 def _multi_dataset(n=5, nx=8, split="train", seed=0):
@@ -28,6 +55,16 @@ def _multi_dataset(n=5, nx=8, split="train", seed=0):
         attrs={**MULTI.attrs(), "split": split},
     )
     return ds
+
+
+def _todays_role_stats(train, input_var, target_var):
+    """The statistics as preprocessing computed them before per-variable statistics."""
+    stats = {}
+    for prefix, var in (("input", input_var), ("target", target_var)):
+        field = train[var].astype("float64")
+        stats[f"{prefix}_mean"] = float(field.mean(skipna=False).compute())
+        stats[f"{prefix}_std"] = float(field.std(skipna=False).compute())
+    return stats
 
 
 @pytest.mark.parametrize(
@@ -96,3 +133,58 @@ def test_open_layout_netcdf_checks_fields_and_scalars(tmp_path):
     gridded["speed"] = gridded["u0"]  # (sample, x): not a per-sample scalar
     with pytest.raises(DataFileError, match="single dimension sample"):
         open_layout_netcdf(write_netcdf(gridded, tmp_path / "gridded.nc"))
+
+
+def test_per_variable_stats_from_the_train_split_only():
+    train = _multi_dataset()
+    stats = normalisation_stats(train, MULTI)
+    assert set(stats.data_vars) == {f"{v}_{s}" for v in MULTI.variables for s in ("mean", "std")}
+    for name in MULTI.variables:
+        values = train[name].to_numpy().astype(np.float64)
+        assert float(stats[f"{name}_mean"]) == np.mean(values)
+        assert float(stats[f"{name}_std"]) == np.std(values)
+        assert stats[f"{name}_mean"].dtype == np.float64 and stats[f"{name}_std"].shape == ()
+    assert stats.attrs["split"] == "train" and stats.attrs["n_samples"] == 5
+    with pytest.raises(ValueError, match="train split"):
+        normalisation_stats(_multi_dataset(split="test"), MULTI)
+
+
+@pytest.mark.parametrize("solver", sorted(DATASET_SPECS))
+def test_single_input_stats_are_bit_identical_to_todays(solver):
+    generate, cfg = TINY[solver]
+    layout = DATASET_SPECS[solver].layout
+    train = generate(cfg, split="train", start=0, count=4)
+    stats = normalisation_stats(train, layout)
+    for var in (layout.input, layout.target):  # eager: numpy's own reductions
+        values = train[var].to_numpy().astype(np.float64)
+        assert float(stats[f"{var}_mean"]) == np.mean(values)
+        assert float(stats[f"{var}_std"]) == np.std(values)
+    # dask-backed, as preprocessing reads it: the very reductions of the role statistics
+    lazy = train.chunk({"sample": 3})
+    stats = normalisation_stats(lazy, layout)
+    today = _todays_role_stats(lazy, layout.input, layout.target)
+    assert today == {
+        "input_mean": float(stats[f"{layout.input}_mean"]),
+        "input_std": float(stats[f"{layout.input}_std"]),
+        "target_mean": float(stats[f"{layout.target}_mean"]),
+        "target_std": float(stats[f"{layout.target}_std"]),
+    }
+
+
+@pytest.mark.filterwarnings("ignore:The specified chunks separate")
+def test_training_reads_the_role_stats_from_the_per_variable_ones(tmp_path):
+    make_raw(tmp_path, n_train=6, n_test=2)
+    preprocess(tmp_path, 32, "s32", chunk=4)  # two chunks along sample
+    train = open_netcdf(tmp_path / "s32-train.nc")
+    roles = _load_stats(str(tmp_path / "s32-stats.nc"), train)
+    lazy = open_netcdf(tmp_path / "s32-train.nc", chunks={"sample": 4})
+    assert roles == _todays_role_stats(lazy, "u0", "u")
+    assert set(open_netcdf(tmp_path / "s32-stats.nc").data_vars) == {
+        "u0_mean", "u0_std", "u_mean", "u_std",
+    }  # fmt: skip
+    old = open_netcdf(tmp_path / "s32-stats.nc").rename(
+        {"u0_mean": "input_mean", "u0_std": "input_std"}
+    )
+    write_netcdf(old, tmp_path / "old-stats.nc")
+    with pytest.raises(DataFileError, match=r"old-stats\.nc: lacks the statistics.*forcerun"):
+        _load_stats(str(tmp_path / "old-stats.nc"), train)
