@@ -1,5 +1,5 @@
-"""Layouts with several input fields and scalar inputs, and per-variable statistics; the
-single-input statistics stay bit-identical to the role ones."""
+"""Layouts with several input fields and scalar inputs, per-variable statistics, and the
+multi-input loader; the single-input statistics stay bit-identical to the role ones."""
 
 import numpy as np
 import pytest
@@ -9,6 +9,7 @@ from pderepro.data.generate import generate_burgers
 from pderepro.data.generate_fields import generate_darcy, generate_navier_stokes
 from pderepro.data.io import DataFileError, open_layout_netcdf, open_netcdf, write_netcdf
 from pderepro.data.layouts import Layout, layout_of
+from pderepro.data.model_inputs import model_inputs
 from pderepro.data.preprocess import normalisation_stats
 from pderepro.data.specs import DATASET_SPECS
 from pderepro.stages.learning import _load_stats
@@ -188,3 +189,42 @@ def test_training_reads_the_role_stats_from_the_per_variable_ones(tmp_path):
     write_netcdf(old, tmp_path / "old-stats.nc")
     with pytest.raises(DataFileError, match=r"old-stats\.nc: lacks the statistics.*forcerun"):
         _load_stats(str(tmp_path / "old-stats.nc"), train)
+
+
+def test_model_inputs_stack_channels_and_normalise_each_variable():
+    train = _multi_dataset(n=6, nx=8)
+    stats = normalisation_stats(train, MULTI)
+    got = model_inputs(train, MULTI, stats)
+    assert got.fields.shape == (6, 2, 8) and got.fields.dtype == np.float32
+    np.testing.assert_array_equal(got.fields[:, 1], train["f"].to_numpy())
+    assert got.scalars.shape == (6, 1) and got.scalars.dtype == np.float32
+    np.testing.assert_array_equal(got.scalars[:, 0], train["speed"].to_numpy().astype(np.float32))
+    assert got.field_mean.tolist() == [float(stats["u0_mean"]), float(stats["f_mean"])]
+    assert got.scalar_std.tolist() == [float(stats["speed_std"])]
+    fields, scalars = got.normalised()
+    assert fields.dtype == np.float32 and scalars.dtype == np.float32
+    # every channel and scalar standardised by its own statistics: mean 0, std 1 each
+    np.testing.assert_allclose(fields.mean(axis=(0, 2)), 0.0, atol=1e-5)
+    np.testing.assert_allclose(fields.std(axis=(0, 2)), 1.0, rtol=1e-5)
+    np.testing.assert_allclose(scalars.mean(axis=0), 0.0, atol=1e-6)
+    np.testing.assert_allclose(scalars.std(axis=0), 1.0, rtol=1e-6)
+    # the test split is normalised with the train statistics, not its own
+    test = _multi_dataset(n=3, split="test", seed=1)
+    fields, _ = model_inputs(test, MULTI, stats).normalised()
+    f = test["f"].to_numpy().astype(np.float64)
+    expected = (f - float(stats["f_mean"])) / float(stats["f_std"])
+    np.testing.assert_allclose(fields[:, 1], expected, rtol=1e-6)
+
+
+def test_model_inputs_refuse_what_cannot_be_stacked():
+    train = _multi_dataset()
+    stats = normalisation_stats(train, MULTI)
+    single = Layout(inputs=("u0",), target="u", grid="periodic")
+    assert model_inputs(train, single, stats).scalars.shape == (5, 0)
+    bad = train.assign(f=(("sample", "y"), np.zeros((5, 4), np.float32)))
+    with pytest.raises(ValueError, match="cannot be stacked"):
+        model_inputs(bad, MULTI, stats)
+    with pytest.raises(ValueError, match=r"lack \['f_mean', 'f_std'\]"):
+        model_inputs(train, MULTI, stats.drop_vars(["f_mean", "f_std"]))
+    with pytest.raises(ValueError, match="train split"):
+        model_inputs(train, MULTI, stats.assign_attrs(split="test"))
