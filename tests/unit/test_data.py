@@ -8,6 +8,7 @@ import xarray.testing as xrt
 from pderepro.data.conventions import VARIABLE_ATTRS
 from pderepro.data.generate import generate_burgers
 from pderepro.data.io import DataFileError, open_netcdf, write_netcdf
+from pderepro.data.layouts import Layout
 from pderepro.data.preprocess import normalisation_stats, subsample
 from pderepro.data.provenance import provenance_attrs
 from pderepro.data.seeds import sample_seeds
@@ -16,7 +17,7 @@ from tests.unit.configs import dataset
 
 CFG = dataset("fno_burgers", t_final=0.1, base_resolution=64, seed=7)
 
-PAIR = {"input_var": "u0", "target_var": "u"}
+LAYOUT = Layout(inputs=("u0",), target="u", grid="periodic")
 
 
 def _dataset(n=12, nx=32, split="train", seed=0):
@@ -81,22 +82,22 @@ def test_vertex_grids_keep_both_ends_in_every_dimension():
 @pytest.mark.filterwarnings("ignore:The specified chunks separate")
 def test_dask_and_eager_preprocessing_agree(tmp_path):
     path = write_netcdf(_dataset(n=40, nx=64), tmp_path / "train.nc")
-    eager = normalisation_stats(subsample(open_netcdf(path), resolution=16), **PAIR)
+    eager = normalisation_stats(subsample(open_netcdf(path), resolution=16), LAYOUT)
     lazy_ds = subsample(open_netcdf(path, chunks={"sample": 7}), resolution=16)
     assert lazy_ds["u0"].chunks is not None
-    lazy = normalisation_stats(lazy_ds, **PAIR)
+    lazy = normalisation_stats(lazy_ds, LAYOUT)
     xrt.assert_allclose(eager, lazy, rtol=1e-12)
 
 
 def test_statistics_refuse_other_splits():
     with pytest.raises(ValueError, match="train split"):
-        normalisation_stats(_dataset(split="test"), **PAIR)
+        normalisation_stats(_dataset(split="test"), LAYOUT)
 
 
 def test_statistics_use_train_only():
     train = _dataset(seed=1)
-    stats = normalisation_stats(train, **PAIR)
-    assert float(stats["input_mean"]) == pytest.approx(float(train["u0"].astype(float).mean()))
+    stats = normalisation_stats(train, LAYOUT)
+    assert float(stats["u0_mean"]) == pytest.approx(float(train["u0"].astype(float).mean()))
     assert stats.attrs["n_samples"] == train.sizes["sample"]
 
 

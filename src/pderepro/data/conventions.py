@@ -25,16 +25,6 @@ VARIABLE_ATTRS: dict[str, dict[str, str]] = {
     "a": {"long_name": "Darcy permeability coefficient a(x, y)", "units": "1"},
     "w_in": {"long_name": "vorticity, input frames", "units": "1"},
     "w": {"long_name": "vorticity, target frames", "units": "1"},
-    "input_mean": {"long_name": "mean of the inputs over the train split", "units": "1"},
-    "input_std": {
-        "long_name": "standard deviation of the inputs over the train split",
-        "units": "1",
-    },
-    "target_mean": {"long_name": "mean of the targets over the train split", "units": "1"},
-    "target_std": {
-        "long_name": "standard deviation of the targets over the train split",
-        "units": "1",
-    },
     "prediction": {"long_name": "model prediction of the target variable", "units": "1"},
     "rel_l2_per_frame": {
         "long_name": "relative L2 error of each target frame, mean over the test split",

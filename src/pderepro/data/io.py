@@ -144,8 +144,9 @@ def open_layout_netcdf(path: str | Path, **kwargs: object) -> tuple[xr.Dataset, 
     Raises
     ------
     DataFileError
-        As :func:`open_netcdf`, when the file records no layout, or when the recorded
-        input or target variable is missing.
+        As :func:`open_netcdf`, when the file records no (or an invalid) layout, when a
+        recorded input field or the target is not a data variable, or when a recorded
+        scalar input is neither a data variable nor a coordinate of dimension ``sample``.
     """
     ds = open_netcdf(path, **kwargs)  # type: ignore[arg-type]
     try:
@@ -153,10 +154,18 @@ def open_layout_netcdf(path: str | Path, **kwargs: object) -> tuple[xr.Dataset, 
     except ValueError as err:
         ds.close()
         raise DataFileError(str(err)) from None
-    missing = sorted({layout.input, layout.target} - set(ds.data_vars))
+    missing = [v for v in (*layout.inputs, layout.target) if v not in ds.data_vars]
+    # scalars may be stored either way: a PDE parameter is often a coordinate on sample
+    missing += [v for v in layout.scalars if v not in ds.variables]
     if missing:
         ds.close()
-        raise DataFileError(f"{path}: lacks its input/target variable(s) {missing}")
+        raise DataFileError(f"{path}: lacks its layout variable(s) {missing}")
+    not_scalar = [v for v in layout.scalars if ds[v].dims != ("sample",)]
+    if not_scalar:
+        ds.close()
+        raise DataFileError(
+            f"{path}: scalar input(s) {not_scalar} must have the single dimension sample"
+        )
     return ds, layout
 
 

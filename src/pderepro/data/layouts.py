@@ -1,10 +1,10 @@
-"""Which variables of a dataset are the model's input and target, and what grid they sit on.
+"""Which variables of a dataset are the model's inputs and target, and what grid they sit on.
 
 Every generator records its layout (its :class:`~pderepro.data.specs.DatasetSpec`'s) in
 the files it writes (global attributes ``input_variable``, ``target_variable``,
-``grid``), so the stages downstream read the data without knowing the equation. Kept
-free of heavy imports: the workflow's config check uses :func:`subsample_stride` before
-any job runs.
+``grid`` and, when there are any, ``scalar_inputs``), so the stages downstream read the
+data without knowing the equation. Kept free of heavy imports: the workflow's config
+check uses :func:`subsample_stride` before any job runs.
 """
 
 from __future__ import annotations
@@ -15,6 +15,13 @@ from typing import Any
 
 #: Spatial dimensions, in storage order (DESIGN.md: ``sample, time, y, x``).
 SPATIAL_DIMS = ("y", "x")
+#: Global attributes every layout writes (``scalar_inputs`` only when it has scalars).
+LAYOUT_ATTRS = ("input_variable", "target_variable", "grid")
+
+
+def _names(value: str) -> tuple[str, ...]:
+    """Names from a comma-separated attribute (how a file stores several)."""
+    return tuple(str(value).split(","))
 
 
 @dataclass(frozen=True)
@@ -23,21 +30,78 @@ class Layout:
 
     Attributes
     ----------
-    input, target : str
-        Variable names of the model's input and target.
+    inputs : tuple of str
+        Variable names of the model's input fields (one or more), each
+        ``(sample, *grid)``.
+    target : str
+        Variable name of the model's target.
     grid : str
         ``periodic`` (``x_j = j / n``; coarser grids keep every ``n / s``-th point) or
         ``vertex`` (closed domain with both ends stored, ``x_j = j / (n - 1)``; coarser
         grids keep every ``(n - 1) / (s - 1)``-th point, so 421 -> 211, 141, 106, 85).
+    scalars : tuple of str
+        Per-sample scalar inputs (e.g. a PDE parameter such as the viscosity): names of
+        coordinates or data variables with the single dimension ``sample``.
+
+    Raises
+    ------
+    ValueError
+        With no input, a name given twice, or a name that is empty or holds a comma
+        (the files store the names comma-separated).
     """
 
-    input: str
+    inputs: tuple[str, ...]
     target: str
     grid: str
+    scalars: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        for field in ("inputs", "scalars"):
+            value = getattr(self, field)
+            if isinstance(value, str):  # a bare name would split into characters
+                raise TypeError(f"Layout.{field} must be a tuple of names, got {value!r}")
+            object.__setattr__(self, field, tuple(value))
+        if not self.inputs:
+            raise ValueError(f"{self}: a layout needs at least one input field")
+        names = self.variables
+        bad = [n for n in names if not n or "," in n]
+        if bad:
+            raise ValueError(f"{self}: variable names must be non-empty, without commas: {bad}")
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ValueError(f"{self}: variable(s) {twice} named more than once")
+
+    @property
+    def input(self) -> str:
+        """The single input field; for consumers that take one input.
+
+        Raises
+        ------
+        ValueError
+            When the layout has several input fields (naming the layout).
+        """
+        if len(self.inputs) != 1:
+            raise ValueError(
+                f"{self} has {len(self.inputs)} input fields {list(self.inputs)}; this "
+                "consumer takes a single input field"
+            )
+        return self.inputs[0]
+
+    @property
+    def variables(self) -> tuple[str, ...]:
+        """Every variable of the layout: the input fields, the scalars, the target."""
+        return (*self.inputs, *self.scalars, self.target)
 
     def attrs(self) -> dict[str, str]:
         """Global attributes that record this layout in a file."""
-        return {"input_variable": self.input, "target_variable": self.target, "grid": self.grid}
+        out = {
+            "input_variable": ",".join(self.inputs),
+            "target_variable": self.target,
+            "grid": self.grid,
+        }
+        if self.scalars:  # files without scalars keep the attributes they always had
+            out["scalar_inputs"] = ",".join(self.scalars)
+        return out
 
 
 def layout_of(attrs: Mapping[str, Any], source: str = "the dataset") -> Layout:
@@ -54,17 +118,24 @@ def layout_of(attrs: Mapping[str, Any], source: str = "the dataset") -> Layout:
     ------
     ValueError
         When the attributes hold no layout (a file not written by a pderepro generator,
-        or one written before layouts were recorded), naming ``source``.
+        or one written before layouts were recorded) or an invalid one, naming ``source``.
     """
-    missing = [k for k in ("input_variable", "target_variable", "grid") if k not in attrs]
+    missing = [k for k in LAYOUT_ATTRS if k not in attrs]
     if missing:
         raise ValueError(
             f"{source}: no layout attributes {missing}; it was not written by a pderepro "
             "generator (or by an old one): regenerate it"
         )
-    return Layout(
-        input=attrs["input_variable"], target=attrs["target_variable"], grid=attrs["grid"]
-    )
+    scalars = attrs.get("scalar_inputs", "")
+    try:
+        return Layout(
+            inputs=_names(attrs["input_variable"]),
+            target=str(attrs["target_variable"]),
+            grid=str(attrs["grid"]),
+            scalars=_names(scalars) if scalars else (),
+        )
+    except ValueError as err:
+        raise ValueError(f"{source}: invalid layout attributes: {err}") from None
 
 
 def subsample_stride(base: int, resolution: int, grid: str) -> int | None:

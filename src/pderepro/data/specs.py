@@ -109,7 +109,7 @@ DATASET_SPECS: dict[str, DatasetSpec] = {
     for spec in (
         DatasetSpec(
             solver="burgers",
-            layout=Layout(input="u0", target="u", grid="periodic"),
+            layout=Layout(inputs=("u0",), target="u", grid="periodic"),
             ndim=1,
             generator="pderepro.data.generate:generate_burgers",
             values_per_sample=lambda cfg: 2 * cfg["base_resolution"],
@@ -119,7 +119,7 @@ DATASET_SPECS: dict[str, DatasetSpec] = {
         ),
         DatasetSpec(
             solver="darcy",
-            layout=Layout(input="a", target="u", grid="vertex"),
+            layout=Layout(inputs=("a",), target="u", grid="vertex"),
             ndim=2,
             generator="pderepro.data.generate_fields:generate_darcy",
             values_per_sample=lambda cfg: 2 * cfg["base_resolution"] ** 2,
@@ -127,7 +127,7 @@ DATASET_SPECS: dict[str, DatasetSpec] = {
         ),
         DatasetSpec(
             solver="navier_stokes",
-            layout=Layout(input="w_in", target="w", grid="periodic"),
+            layout=Layout(inputs=("w_in",), target="w", grid="periodic"),
             ndim=2,
             generator="pderepro.data.generate_fields:generate_navier_stokes",
             values_per_sample=lambda cfg: _frames(cfg) * cfg["base_resolution"] ** 2,

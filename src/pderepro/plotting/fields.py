@@ -29,7 +29,7 @@ def plot_samples_2d(predictions: Sequence[xr.Dataset], *paths: str, n_samples: i
     Parameters
     ----------
     predictions : sequence of xarray.Dataset
-        One per model, with the layout's input and target, ``prediction (sample, y, x)``
+        One per model, with the layout's (first) input and target, ``prediction (sample, y, x)``
         and attribute ``label``; the first gives input and truth.
     """
     apply_theme()
@@ -40,7 +40,8 @@ def plot_samples_2d(predictions: Sequence[xr.Dataset], *paths: str, n_samples: i
     fig, axes = plt.subplots(n, cols, figsize=(2.6 * cols, 2.4 * n), squeeze=False)
     for i in range(n):
         truth = first[layout.target][i].to_numpy()
-        _show(axes[i, 0], first[layout.input][i].to_numpy(), f"input {layout.input}", "viridis")
+        shown = layout.inputs[0]  # the first input field, when there are several
+        _show(axes[i, 0], first[shown][i].to_numpy(), f"input {shown}", "viridis")
         _show(axes[i, 1], truth, f"truth {layout.target}", "magma")
         scale = float(np.abs(truth).max()) or 1.0
         for j, ds in enumerate(predictions):

@@ -142,7 +142,7 @@ def run_preprocess(
             )
             _write_computed(ds, out, [path])
         train = open_netcdf(out_train, chunks={"sample": chunk})
-        stats = normalisation_stats(train, input_var=layout.input, target_var=layout.target)
+        stats = normalisation_stats(train, layout)
         stats.attrs.update(
             provenance_attrs(
                 title=f"normalisation statistics, train split, resolution {resolution}",

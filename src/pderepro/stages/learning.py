@@ -20,7 +20,7 @@ from pderepro.data.io import (
     open_netcdf,
     write_netcdf,
 )
-from pderepro.data.layouts import layout_of
+from pderepro.data.layouts import Layout, layout_of
 from pderepro.data.provenance import provenance_attrs
 from pderepro.evaluation.metrics import relative_l2_numpy
 from pderepro.evaluation.predict import load_trained_model, predict
@@ -35,9 +35,6 @@ from pderepro.training.loop import TrainingConfig, train
 
 log = logging.getLogger(__name__)
 
-#: Normalisation statistics stored in stats.nc and in every checkpoint.
-STAT_NAMES = ("input_mean", "input_std", "target_mean", "target_std")
-
 
 def _load_pairs(
     path: str, *, split: str, resolution: int
@@ -51,9 +48,29 @@ def _load_pairs(
     return inputs, torch.from_numpy(ds[layout.target].to_numpy()), ds
 
 
+def _role_stat_names(layout: Layout) -> dict[str, str]:
+    """Which per-variable statistic of stats.nc each statistic of a
+    :class:`NormalisedModel` is: those of the (single) input field and of the target."""
+    return {
+        "input_mean": f"{layout.input}_mean",
+        "input_std": f"{layout.input}_std",
+        "target_mean": f"{layout.target}_mean",
+        "target_std": f"{layout.target}_std",
+    }
+
+
 def _load_stats(path: str, train: xr.Dataset) -> dict[str, float]:
-    """Normalisation statistics, refused unless computed from the train split given."""
-    stats = open_netcdf(path, required=STAT_NAMES, expect_attrs={"split": "train"})
+    """The statistics of a :class:`NormalisedModel` (its ``STAT_NAMES``), read from the
+    per-variable statistics of the train split's layout; refused unless computed from
+    the train split given."""
+    names = _role_stat_names(layout_of(train.attrs))
+    stats = open_netcdf(path, expect_attrs={"split": "train"})
+    missing = [v for v in names.values() if v not in stats.data_vars]
+    if missing:
+        raise DataFileError(
+            f"{path}: lacks the statistics {missing} (made by an older pderepro?); remake "
+            "it with `snakemake --forcerun preprocess`"
+        )
     if "data_params" not in stats.attrs:
         raise DataFileError(
             f"{path}: has no data_params attribute (made by an older pderepro?); remake it "
@@ -64,7 +81,7 @@ def _load_stats(path: str, train: xr.Dataset) -> dict[str, float]:
             f"{path}: statistics were computed from other data than the "
             "train split being used (data_params differ)"
         )
-    return {k: float(stats[k]) for k in STAT_NAMES}
+    return {role: float(stats[name]) for role, name in names.items()}
 
 
 def run_train(
