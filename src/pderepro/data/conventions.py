@@ -1,10 +1,11 @@
-"""CF attributes of the variables of the FNO-paper studies (Burgers, Darcy, Navier-Stokes),
-defined once.
+"""CF attributes of every variable pderepro writes (FNO-paper fields, Lorenz-96 truth and
+closure pairs), defined once.
 
 xarray drops attributes on arithmetic, so every writer calls :func:`apply_conventions`
-just before saving; the attributes below are the single source of truth. The Lorenz-96
-variables (``X``, ``Y``, ``k``, ``j``, ``subgrid_tendency``, ...) have no entries yet and
-are written without variable attributes.
+just before saving; the attributes below are the single source of truth. Time is model
+time in the papers' dimensionless units: CF has no encoding for a dimensionless time
+coordinate (it wants "<unit> since <date>"), so a CF checker flags ``time`` and
+``time_in`` and nothing else (``tests/unit/test_cf_compliance.py``).
 """
 
 from __future__ import annotations
@@ -26,6 +27,17 @@ VARIABLE_ATTRS: dict[str, dict[str, str]] = {
     "w_in": {"long_name": "vorticity, input frames", "units": "1"},
     "w": {"long_name": "vorticity, target frames", "units": "1"},
     "prediction": {"long_name": "model prediction of the target variable", "units": "1"},
+    # two-scale Lorenz-96 truth runs and closure pairs
+    "X": {"long_name": "slow variable X_k of two-scale Lorenz-96", "units": "1"},
+    "Y": {"long_name": "fast variable Y_j,k of two-scale Lorenz-96", "units": "1"},
+    "k": {"long_name": "index of the slow variable on the ring", "units": "1"},
+    "j": {"long_name": "index of the fast variable within its slow variable", "units": "1"},
+    "ensemble": {"long_name": "truth ensemble (0: reference, 1: noise floor)", "units": "1"},
+    "subgrid_tendency": {"long_name": "subgrid tendency -(h c / b) sum_j Y_j,k", "units": "1"},
+    "coarse_grained_tendency": {
+        "long_name": "coarse-grained tendency (X(t + dt) - Phi_dt(X(t))) / dt",
+        "units": "1",
+    },
     "rel_l2_per_frame": {
         "long_name": "relative L2 error of each target frame, mean over the test split",
         "units": "1",

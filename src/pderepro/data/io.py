@@ -77,6 +77,9 @@ def write_netcdf(ds: xr.Dataset, path: str | Path, *, compress: bool = False) ->
                 min(n, 64) if d == "sample" else ds.sizes[d] for d in var.dims
             )
         encoding[name] = enc
+    for name in ds.coords:
+        # CF: a coordinate variable must not have a fill value (xarray adds NaN to floats)
+        encoding[name] = {**encoding.get(name, {}), "_FillValue": None}
     log.info("writing %s", path)
     return atomic_write(
         path, lambda tmp: ds.to_netcdf(tmp, engine="netcdf4", format="NETCDF4", encoding=encoding)
