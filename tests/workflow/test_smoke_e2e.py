@@ -1,6 +1,9 @@
 """One end-to-end run of the smoke preset in a temporary directory."""
 
 import math
+import shutil
+import subprocess
+from html.parser import HTMLParser
 
 import numpy as np
 import pandas as pd
@@ -77,6 +80,7 @@ def test_changing_an_fno_hyperparameter_reruns_only_fno_jobs(smoke_run):
         "plot_resolution": 1,
         "plot_samples": 1,
         "summary": 1,
+        "results_page": 1,
         "all": 1,
     }
 
@@ -113,6 +117,7 @@ def test_changing_a_closure_hyperparameter_reruns_only_that_closure(smoke_run):
         "closure_tables": 1,
         "plot_closures": 1,
         "summary": 1,
+        "results_page": 1,
         "all": 1,
     }
 
@@ -157,14 +162,72 @@ def test_changing_an_fno3d_hyperparameter_reruns_only_its_jobs(smoke_run):
         "evaluate_superresolution": 1,
         "plot_superresolution": 1,
         "summary": 1,
+        "results_page": 1,
         "all": 1,
     }
 
 
-def test_report_builds(smoke_run):
+def test_report_builds_and_holds_the_results_page(smoke_run):
     result = snakemake("--report", "results/report.html", "--config", "preset=smoke", cwd=smoke_run)
     assert result.returncode == 0, result.stderr[-3000:]
-    assert (smoke_run / "results/report.html").stat().st_size > 10_000
+    report = (smoke_run / "results/report.html").read_text()
+    assert len(report) > 10_000
+    assert "results/report/index.html" in report  # the page of every table and figure
+
+
+class _Sections(HTMLParser):
+    """Tables, images and text of each <section id=...> of a rendered page."""
+
+    def __init__(self):
+        super().__init__()
+        self.sections, self.current = {}, None
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "section":
+            self.current = dict(attrs)["id"]
+            self.sections[self.current] = {"table": 0, "img": 0, "text": ""}
+        elif self.current and tag in ("table", "img"):
+            self.sections[self.current][tag] += 1
+
+    def handle_data(self, data):
+        if self.current:
+            self.sections[self.current]["text"] += data
+
+
+CHROMIUM = next(
+    (p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None
+)
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="no Chromium installed (apt-get install chromium)")
+def test_results_page_shows_every_table_and_figure_in_a_browser(smoke_run):
+    """Headless Chromium renders the page: every study's tables and figures are in the DOM
+    it built, and a screenshot is kept under results/report/."""
+    page = smoke_run / "results/report/index.html"
+    browser = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars"]
+    dom = subprocess.run(
+        [*browser, "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120
+    ).stdout
+    parser = _Sections()
+    parser.feed(dom)
+    expected = {  # tables and figures per study (and the solver verification)
+        "validation": (1, 0),
+        "fno_burgers": (1, 2),
+        "fno_darcy": (1, 2),
+        "fno_navier_stokes": (2, 2),
+        "l96_closures": (2, 5),
+    }
+    found = {k: (v["table"], v["img"]) for k, v in parser.sections.items()}
+    assert found == expected
+    assert "heat equation (no learning)" in parser.sections["fno_burgers"]["text"]
+    assert "Published: Li et al. 2021" in parser.sections["fno_navier_stokes"]["text"]
+    shot = smoke_run / "results/report/screenshot.png"
+    subprocess.run(
+        [*browser, "--window-size=1280,2400", f"--screenshot={shot}", page.as_uri()],
+        capture_output=True,
+        timeout=120,
+    )
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000
 
 
 def test_a_second_clean_run_gives_identical_data_and_metrics(smoke_run, tmp_path):

@@ -4,7 +4,14 @@ import os
 
 from pderepro.config import ConfigError
 from pderepro.data.scheduler import DASK_SCHEDULER_ENV
-from pderepro.studies import closures, make_plan, regimes, resolution, resolve_config
+from pderepro.studies import (
+    RESULTS_PAGE,
+    closures,
+    make_plan,
+    regimes,
+    resolution,
+    resolve_config,
+)
 from pderepro.studies.base import BENCHMARKS
 
 # glibc maps and unmaps multi-MB torch tensors every step unless told otherwise, which

@@ -1,4 +1,5 @@
-# results/summary.md: every table of every study, with preset, commit, device, wall times.
+# results/summary.md: every table of every study, with preset, commit, device, wall times;
+# results/report/index.html: every table and figure on one page, for snakemake --report.
 
 
 rule summary:
@@ -19,3 +20,20 @@ rule summary:
         validation=PLAN.validation_targets()[:1],
     script:
         "../scripts/summary.py"
+
+
+rule results_page:
+    input:
+        results_page_inputs,
+    output:
+        report(RESULTS_PAGE, caption="../report/results_page.rst", category="Summary"),
+    log:
+        "results/logs/results_page.log",
+    conda:
+        ENV
+    params:
+        preset=CONFIG["preset"],
+        sections=results_page_sections,
+        validation=PLAN.validation_targets()[:1],
+    script:
+        "../scripts/results_page.py"

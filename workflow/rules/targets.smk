@@ -15,3 +15,11 @@ def summary_studies(wildcards):
 
 def benchmark_files(wildcards):
     return PLAN.benchmark_files()
+
+
+def results_page_inputs(wildcards):
+    return PLAN.results_page_inputs()
+
+
+def results_page_sections(wildcards):
+    return PLAN.results_page()

@@ -10,7 +10,7 @@ import pandas as pd
 import seaborn as sns
 import xarray as xr
 
-from pderepro.plotting.style import apply_theme, save_figure
+from pderepro.plotting.style import apply_theme, legend_outside, save_figure
 
 TRUTH_STYLE = {"color": "black", "linewidth": 2.0, "zorder": 5}
 
@@ -37,12 +37,14 @@ def _per_setup(
     x: str,
     y: str,
     labels: tuple[str, str],
+    setups: Mapping[str, float],
     density: bool = False,
 ) -> None:
-    """One panel per setup: the truth's ``<y>_truth`` (black) and every closure's ``<y>``."""
+    """One panel per setup, ordered by the setup's parameter (Lorenz-96: the forcing F):
+    the truth's ``<y>_truth`` (black) and every closure's ``<y>``."""
     models = [ds for ds in online if ds.attrs["closure"] != "truth"]
     colours = _palette([ds.attrs["label"] for ds in models])
-    setups = list(online[0]["setup"].to_numpy())
+    setups = sorted(online[0]["setup"].to_numpy(), key=lambda s: setups[str(s)])
     fig, axes = _panels(len(setups))
     for ax, setup in zip(axes, setups, strict=True):
         first = online[0].sel(setup=setup)
@@ -53,21 +55,27 @@ def _per_setup(
             ax.plot(curve[x], curve[y] / scale, label=ds.attrs["label"],
                     color=colours[ds.attrs["label"]])  # fmt: skip
         ax.set(title=setup, xlabel=labels[0], ylabel=labels[1])
-    axes[-1].legend(fontsize="small")
+    legend_outside(axes[-1])
     fig.suptitle(title, fontsize="medium")
     _save(fig, outputs, name)
 
 
-def plot_climate_pdfs(online: Sequence[xr.Dataset], outputs: Mapping[str, str], title: str):
+def plot_climate_pdfs(
+    online: Sequence[xr.Dataset], outputs: Mapping[str, str], title: str,
+    setups: Mapping[str, float],
+):  # fmt: skip
     """PDF of X per setup: truth (black) against every closure."""
     _per_setup(online, outputs, title, name="climate_pdfs", x="x_value", y="pdf",
-               labels=("X", "probability density"), density=True)  # fmt: skip
+               labels=("X", "probability density"), setups=setups, density=True)  # fmt: skip
 
 
-def plot_autocorrelation(online: Sequence[xr.Dataset], outputs: Mapping[str, str], title: str):
+def plot_autocorrelation(
+    online: Sequence[xr.Dataset], outputs: Mapping[str, str], title: str,
+    setups: Mapping[str, float],
+):  # fmt: skip
     """Autocorrelation of X against lag per setup, truth against closures."""
     _per_setup(online, outputs, title, name="autocorrelation", x="lag", y="acf",
-               labels=("lag (time units)", "autocorrelation of X"))  # fmt: skip
+               labels=("lag (time units)", "autocorrelation of X"), setups=setups)  # fmt: skip
 
 
 def plot_forecast_skill(
@@ -84,7 +92,7 @@ def plot_forecast_skill(
             ax.plot(curve["lead"], curve["forecast_spread"], color=colour, linestyle="--",
                     label=f"{ds.attrs['label']} (spread)")  # fmt: skip
     ax.set(xlabel="lead time (time units)", ylabel="RMSE of X", title=f"{title}\n{setup}")
-    ax.legend(fontsize="small")
+    legend_outside(ax)
     _save(fig, outputs, "forecast_skill")
 
 
@@ -105,7 +113,7 @@ def plot_offline_fit(offline: Sequence[xr.Dataset], outputs: Mapping[str, str], 
     ax.set_xlim(lo - 1, hi + 1)
     ax.set(xlabel="X_k", ylabel=f"U_k ({first.attrs['target']})",
            title=f"{title}\ntest block, {first.attrs['setup']}")  # fmt: skip
-    ax.legend(fontsize="small", markerscale=4)
+    legend_outside(ax, markerscale=4)
     _save(fig, outputs, "offline_fit")
 
 
@@ -125,7 +133,7 @@ def plot_extrapolation(
         floor = table[table["closure"] == "truth"].sort_values("F")
         ax.plot(floor["F"], floor[metric], marker="s", label="truth floor", **TRUTH_STYLE)
         ax.set(yscale="log", xlabel="forcing F", ylabel=metric)
-    axes[-1].legend(fontsize="small")
+    legend_outside(axes[-1])
     fig.suptitle(f"{title}: climate error against forcing", fontsize="medium")
     _save(fig, outputs, "extrapolation")
 
@@ -142,8 +150,8 @@ def plot_closure_figures(
 ) -> None:
     """All figures of a closure study (keys ``<figure>_png`` / ``<figure>_pdf``)."""
     apply_theme()
-    plot_climate_pdfs(online, outputs, title)
-    plot_autocorrelation(online, outputs, title)
+    plot_climate_pdfs(online, outputs, title, setups)
+    plot_autocorrelation(online, outputs, title, setups)
     plot_forecast_skill(online, outputs, title, training_setup)
     plot_offline_fit(offline, outputs, title)
     plot_extrapolation(table, outputs, title, setups)

@@ -12,7 +12,7 @@ import pandas as pd
 import seaborn as sns
 import xarray as xr
 
-from pderepro.plotting.style import apply_theme, save_figure
+from pderepro.plotting.style import apply_theme, legend_outside, save_figure
 
 
 def plot_error_vs_resolution(
@@ -61,7 +61,7 @@ def plot_error_vs_resolution(
     ax.set_xticks(sorted(metrics["resolution"].unique()))
     ax.xaxis.set_major_formatter(plt.ScalarFormatter())
     ax.xaxis.set_minor_formatter(plt.NullFormatter())
-    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1.0))
+    legend_outside(ax)
     save_figure(fig, *paths)
 
 
@@ -86,7 +86,7 @@ def plot_samples_1d(predictions: Sequence[xr.Dataset], *paths: str, n_samples: i
             axes[i, 1].plot(ds["x"], ds["prediction"][i], lw=1, label=ds.attrs["label"])
     axes[0, 0].set_title("input u(x, 0)")
     axes[0, 1].set_title("output u(x, 1): truth and predictions")
-    axes[0, 1].legend(fontsize="small")
+    legend_outside(axes[0, 1])
     for ax in axes[-1]:
         ax.set_xlabel("x")
     save_figure(fig, *paths)

@@ -17,6 +17,11 @@ def apply_theme() -> None:
     sns.set_theme(context="paper", style="whitegrid", palette="colorblind", font_scale=1.1)
 
 
+def legend_outside(ax: plt.Axes, **kwargs) -> None:
+    """A legend right of ``ax``, outside every panel, so it never hides a curve."""
+    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1.0), **kwargs)
+
+
 def save_figure(fig: plt.Figure, *paths: str) -> None:
     """Save ``fig`` atomically to each path (format from the suffix) and close it."""
     for path in paths:

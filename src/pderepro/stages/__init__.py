@@ -38,6 +38,7 @@ _STAGE_MODULES = {
     "run_plot_superresolution": "regimes",
     "run_preprocess": "data",
     "run_regimes_table": "regimes",
+    "run_results_page": "reporting",
     "run_summary": "reporting",
     "run_table": "reporting",
     "run_train": "learning",

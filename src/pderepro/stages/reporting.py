@@ -1,4 +1,4 @@
-"""Reporting stages: tables, figures, solver verification and the summary page."""
+"""Reporting stages: tables, figures, solver verification, the summary and the results page."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import pandas as pd
 
 from pderepro.data.io import atomic_write, open_netcdf
 from pderepro.evaluation.climate import KL_FLOOR
+from pderepro.evaluation.results_page import render_results_page
 from pderepro.evaluation.summary import render_summary
 from pderepro.evaluation.tables import (
     OFFLINE_COLUMNS,
@@ -150,4 +151,12 @@ def run_summary(
     text = render_summary(
         preset=preset, studies=studies, validation_table=validation, benchmark_files=benchmarks
     )
+    atomic_write(output, lambda tmp: Path(tmp).write_text(text))
+
+
+def run_results_page(
+    *, output: str, preset: str, sections: Mapping[str, dict], validation: str | None
+) -> None:
+    """Write ``results/report/index.html``: every table and figure on one page."""
+    text = render_results_page(preset=preset, sections=sections, validation_table=validation)
     atomic_write(output, lambda tmp: Path(tmp).write_text(text))

@@ -37,6 +37,8 @@ from pderepro.studies.schema import build_schema
 #: Every study kind, by the ``kind`` value of a study file.
 KINDS: dict[str, StudyKind] = {k.name: k for k in (resolution.KIND, regimes.KIND, closures.KIND)}
 
+#: Every table and figure on one self-contained HTML page.
+RESULTS_PAGE = "results/report/index.html"
 #: Files of the solver verification (``verification: true``).
 VALIDATION_TARGETS = (
     "results/validation/solvers.csv",
@@ -185,16 +187,32 @@ class Plan:
 
     def targets(self) -> list[str]:
         """Every file of rule ``all``."""
-        return ["results/summary.md", *self.validation_targets()] + [
+        return [RESULTS_PAGE, "results/summary.md", *self.validation_targets()] + [
             t for name in self.studies for t in self.kind(name).targets(name, self.studies[name])
         ]
 
     def summary_sections(self) -> dict[str, dict[str, Any]]:
         """Per study: title, tables and metrics files, for ``results/summary.md``."""
+        return {name: section.as_dict() for name, section in self._sections().items()}
+
+    def _sections(self) -> dict[str, Any]:
+        preset = self.config["preset"]
         return {
-            name: self.kind(name).summary(name, study).as_dict()
+            name: self.kind(name).summary(name, study, preset)
             for name, study in self.studies.items()
         }
+
+    def results_page(self) -> dict[str, dict[str, Any]]:
+        """Per study: title, tables with captions and figures, for the results page."""
+        return {name: section.page() for name, section in self._sections().items()}
+
+    def results_page_inputs(self) -> list[str]:
+        files = [
+            f
+            for page in self.results_page().values()
+            for f in [t["path"] for t in page["report_tables"]] + page["figures"]
+        ]
+        return files + self.validation_targets()[:1]
 
     def summary_inputs(self) -> list[str]:
         files = [
@@ -207,7 +225,7 @@ class Plan:
     def job_counts(self) -> Counter[str]:
         """Jobs per rule of the whole workflow, as the kinds count them (datasets shared
         by two studies would count twice; none are)."""
-        counts = Counter(summary=1, all=1)
+        counts = Counter(summary=1, results_page=1, all=1)
         if self.config["verification"]:
             counts["validate_solvers"] = 1
         for name, study in self.studies.items():

@@ -45,6 +45,16 @@ def figure_files(study: str, names: list[str] | tuple[str, ...]) -> list[str]:
     return [f"results/{study}/figures/{n}.{ext}" for n in names for ext in FIGURE_FORMATS]
 
 
+def published_caption(published: Mapping[str, Any]) -> str:
+    """The published numbers' source and the paper's conditions, for a caption."""
+    if not published.get("values"):
+        return "No published numbers."
+    conditions = published.get("conditions")
+    return f"Published: {published.get('source', 'source not given')}" + (
+        f" ({conditions})." if conditions else "."
+    )
+
+
 def table_files(study: str, names: list[str] | tuple[str, ...]) -> list[str]:
     """``results/<study>/tables/<name>.{csv,md}`` for every name."""
     return [f"results/{study}/tables/{n}.{ext}" for n in names for ext in ("csv", "md")]
@@ -63,14 +73,25 @@ class SummarySection:
     metrics : list of str
         Per-run metrics files with a ``device`` column (where training ran); empty for
         kinds that train on the CPU only.
+    report_tables : list of dict
+        ``{"path": csv, "caption": str}`` of each table on the results page; captions say
+        what was measured, under which preset and sizes, and the published conditions.
+    figures : list of str
+        PNG figures on the results page.
     """
 
     title: str
     tables: list[str]
     metrics: list[str] = field(default_factory=list)
+    report_tables: list[dict[str, str]] = field(default_factory=list)
+    figures: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return {"title": self.title, "tables": self.tables, "metrics": self.metrics}
+
+    def page(self) -> dict[str, Any]:
+        """The study's part of the results page: tables with captions, figures."""
+        return {"title": self.title, "report_tables": self.report_tables, "figures": self.figures}
 
 
 class StudyKind:
@@ -111,8 +132,8 @@ class StudyKind:
         """The files a study of this kind produces (tables and figures)."""
         raise NotImplementedError
 
-    def summary(self, name: str, study: Mapping[str, Any]) -> SummarySection:
-        """The study's section of ``results/summary.md``."""
+    def summary(self, name: str, study: Mapping[str, Any], preset: str) -> SummarySection:
+        """The study's section of ``results/summary.md`` and of the results page."""
         raise NotImplementedError
 
     def benchmarks(self, name: str, study: Mapping[str, Any]) -> list[str]:

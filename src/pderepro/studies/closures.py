@@ -103,11 +103,29 @@ class ClosuresKind(StudyKind):
     def targets(self, name: str, study: Mapping[str, Any]) -> list[str]:
         return table_files(name, ["offline", "online"]) + figure_files(name, FIGURES)
 
-    def summary(self, name: str, study: Mapping[str, Any]) -> SummarySection:
-        # fitted and run on the CPU: no device line
-        return SummarySection(
+    def summary(self, name: str, study: Mapping[str, Any], preset: str) -> SummarySection:
+        truth = study["truth"]
+        sizes = (
+            f"Ours: preset {preset}; closures fitted at {study['training_setup']} on "
+            f"{truth['pair_trajectories']} x {truth['pair_time']:g} time units of truth, "
+            f"{study['training']['epochs']} epochs (network closures)."
+        )
+        offline = f"Offline skill on held-out truth pairs in every setup: R^2 and RMSE. {sizes}"
+        online = (
+            "Online skill of the coarse model with each closure in every setup: climate "
+            "distance to the truth (Hellinger, KL, Wasserstein-1), autocorrelation error, "
+            "forecast RMSE and blow-ups; the row 'truth' is a second truth ensemble, the "
+            f"noise floor. {truth['climate_members']} members x {truth['climate_time']:g} "
+            f"time units per setup. {sizes}"
+        )
+        return SummarySection(  # fitted and run on the CPU: no device line
             title=study["title"],
             tables=[f"results/{name}/tables/{t}.md" for t in ("offline", "online")],
+            report_tables=[
+                {"path": f"results/{name}/tables/offline.csv", "caption": offline},
+                {"path": f"results/{name}/tables/online.csv", "caption": online},
+            ],
+            figures=[f"results/{name}/figures/{f}.png" for f in FIGURES],
         )
 
     def benchmarks(self, name: str, study: Mapping[str, Any]) -> list[str]:

@@ -19,6 +19,7 @@ from pderepro.studies.base import (
     StudyKind,
     SummarySection,
     figure_files,
+    published_caption,
     table_files,
 )
 from pderepro.studies.resolution import (
@@ -169,11 +170,40 @@ class RegimesKind(StudyKind):
             *figure_files(name, ["error_vs_time", "superresolution"]),
         ]
 
-    def summary(self, name: str, study: Mapping[str, Any]) -> SummarySection:
+    def summary(self, name: str, study: Mapping[str, Any], preset: str) -> SummarySection:
+        runs = [
+            f"{k}: N = {study['regimes'][k]['n_train']}, {study['regimes'][k]['n_test']} test, "
+            f"T = {study['regimes'][k]['t_final']:g}"
+            for k in run_regimes(study)
+        ]
+        training, sr = study["training"], study["superresolution"]
+        regimes_caption = (
+            "Relative L2 test error of the predicted frames of each model in each regime "
+            f"(mean and standard deviation over {training['seeds']} seed(s)) and its "
+            f"parameter count. Ours: preset {preset}, {'; '.join(runs)}; solved at "
+            f"{study['dataset']['base_resolution']} points per side, trained at "
+            f"{max(study['resolutions'])}, {training['epochs']} epochs. "
+            + published_caption(study["published"])
+        )
+        superres_caption = (
+            f"Zero-shot super-resolution of {sr['model']} trained in regime {sr['regime']}: "
+            f"relative L2 on {sr['n_test']} test samples at the solver grid and "
+            f"{sr['time_factor']} frames per time unit, against the training grid."
+        )
         return SummarySection(
             title=study["title"],
             tables=[f"results/{name}/tables/{t}.md" for t in ("regimes", "superresolution")],
             metrics=regime_metric_files_of(name, study),
+            report_tables=[
+                {"path": f"results/{name}/tables/regimes.csv", "caption": regimes_caption},
+                {
+                    "path": f"results/{name}/superresolution/metrics.csv",
+                    "caption": superres_caption,
+                },
+            ],
+            figures=[
+                f"results/{name}/figures/{f}.png" for f in ("error_vs_time", "superresolution")
+            ],
         )
 
     def benchmarks(self, name: str, study: Mapping[str, Any]) -> list[str]:

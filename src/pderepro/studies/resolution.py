@@ -24,6 +24,7 @@ from pderepro.studies.base import (
     StudyKind,
     SummarySection,
     figure_files,
+    published_caption,
     table_files,
 )
 
@@ -92,11 +93,21 @@ class ResolutionKind(StudyKind):
             name, ["error_vs_resolution", "samples"]
         )
 
-    def summary(self, name: str, study: Mapping[str, Any]) -> SummarySection:
+    def summary(self, name: str, study: Mapping[str, Any], preset: str) -> SummarySection:
+        dataset, training = study["dataset"], study["training"]
+        caption = (
+            f"Relative L2 test error of each model at each resolution s: mean and standard "
+            f"deviation over {training['seeds']} training seed(s), beside the no-learning "
+            f"reference rows. Ours: preset {preset}, N = {dataset['n_train']} training and "
+            f"{dataset['n_test']} test samples solved at {dataset['base_resolution']} points "
+            f"per side, {training['epochs']} epochs. {published_caption(study['published'])}"
+        )
         return SummarySection(
             title=study["title"],
             tables=[f"results/{name}/tables/resolution.md"],
             metrics=unit_metric_files(name, study),
+            report_tables=[{"path": f"results/{name}/tables/resolution.csv", "caption": caption}],
+            figures=[f"results/{name}/figures/{f}.png" for f in ("error_vs_resolution", "samples")],
         )
 
     def benchmarks(self, name: str, study: Mapping[str, Any]) -> list[str]:
