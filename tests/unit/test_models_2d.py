@@ -237,3 +237,21 @@ def test_periodic_cnns_commute_with_shifts(name, shift):
 def test_unet_rejects_indivisible_grid():
     with pytest.raises(ValueError, match="divisible"):
         make("unet2d")(torch.randn(1, 3, 18, 18))
+
+
+def test_finer_time_sampling_pads_the_same_time_span():
+    """SpaceTime asked for k times the trained frames pads k times the trained padding,
+    so the padded window, and every learned temporal mode's frequency, is unchanged."""
+    from pderepro.models.rollout import SpaceTime
+
+    net = FNO3d(in_channels=3, modes=2, modes_time=4, width=4, layers=1, projection=8,
+                time_padding=6)  # fmt: skip
+    model = SpaceTime(net, frames_out=10)
+    seen = []
+    net.fourier.register_forward_hook(lambda m, args, out: seen.append(args[0].shape[2]))
+    frames = torch.randn(2, 3, 8, 8)
+    for factor in (1, 4):
+        assert model(frames, 10 * factor).shape == (2, 10 * factor, 8, 8)
+    # padded window / output window: 16 / 10 as trained, 64 / 40 at four times the rate
+    assert seen == [16, 64]
+    assert model.padding_for(40) == 24 and model.padding_for(10) == 6

@@ -262,7 +262,7 @@ class FNO3d(nn.Module):
             "time_padding": self.time_padding,
         }
 
-    def forward(self, frames: Tensor, n_time_out: int) -> Tensor:
+    def forward(self, frames: Tensor, n_time_out: int, time_padding: int | None = None) -> Tensor:
         """Predict ``n_time_out`` frames following the input frames.
 
         Parameters
@@ -271,18 +271,23 @@ class FNO3d(nn.Module):
             Input frames, oldest first.
         n_time_out : int
             Number of output frames.
+        time_padding : int, optional
+            Zero frames appended instead of ``self.time_padding``: sampling the output
+            window more finely must pad the same time span (:class:`SpaceTime` scales it),
+            or every learned temporal mode acts at another frequency.
 
         Returns
         -------
         Tensor, shape (batch, n_time_out, n_y, n_x)
         """
+        padding = self.time_padding if time_padding is None else time_padding
         if frames.ndim != 4 or frames.shape[1] != self.in_channels:
             raise ValueError(
                 f"expected (batch, {self.in_channels}, n_y, n_x), got {tuple(frames.shape)}"
             )
-        if n_time_out + self.time_padding < 2 * self.modes_time:
+        if n_time_out + padding < 2 * self.modes_time:
             raise ValueError(
-                f"n_time_out + time_padding = {n_time_out + self.time_padding} frames cannot "
+                f"n_time_out + time_padding = {n_time_out + padding} frames cannot "
                 f"hold {self.modes_time} temporal modes (needs {2 * self.modes_time})"
             )
         batch, c, ny, nx = frames.shape
@@ -300,8 +305,8 @@ class FNO3d(nn.Module):
         v = frames[:, :, None].expand(batch, c, nt, ny, nx)  # (batch, c, n_t, n_y, n_x)
         v = torch.cat([v, grid.expand(batch, 3, nt, ny, nx)], dim=1)  # (batch, c+3, n_t, ...)
         v = self.lift(v)  # (batch, width, n_t, n_y, n_x)
-        if self.time_padding:
-            v = F.pad(v, (0, 0, 0, 0, 0, self.time_padding))  # (batch, width, n_t+p, n_y, n_x)
+        if padding:
+            v = F.pad(v, (0, 0, 0, 0, 0, padding))  # (batch, width, n_t+p, n_y, n_x)
         v = self.fourier(v)[:, :, :nt]  # (batch, width, n_t, n_y, n_x)
         v = F.gelu(self.proj_hidden(v))  # (batch, projection, n_t, n_y, n_x)
         return self.proj_out(v)[:, 0]  # (batch, n_t, n_y, n_x)

@@ -75,7 +75,13 @@ class Recurrent(nn.Module):
 class SpaceTime(nn.Module):
     """:class:`~pderepro.models.fno2d.FNO3d` with its number of output frames bound,
     ``(batch, c, n_y, n_x) -> (batch, frames_out, n_y, n_x)``; ``forward(frames, k)``
-    samples the same output window at ``k`` frames (super-resolution in time)."""
+    samples the same output window at ``k`` frames (super-resolution in time).
+
+    The zero padding of the time axis scales with ``k``, so it always spans the same time
+    as in training: a fixed number of padding frames would stretch the padded window and
+    move every learned temporal mode to another frequency (with 10 frames + 6 padding,
+    40 frames + 6 put each mode at 1.39 times its trained frequency).
+    """
 
     def __init__(self, net: nn.Module, frames_out: int) -> None:
         super().__init__()
@@ -86,5 +92,10 @@ class SpaceTime(nn.Module):
         """The space-time network's constructor arguments."""
         return self.net.hparams()
 
+    def padding_for(self, frames_out: int) -> int:
+        """Padding frames that span the trained padding's time at ``frames_out`` frames."""
+        return round(self.net.time_padding * frames_out / self.frames_out)
+
     def forward(self, frames: Tensor, frames_out: int | None = None) -> Tensor:
-        return self.net(frames, frames_out or self.frames_out)
+        frames_out = frames_out or self.frames_out
+        return self.net(frames, frames_out, self.padding_for(frames_out))

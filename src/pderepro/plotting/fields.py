@@ -96,7 +96,7 @@ def plot_superresolution(ds: xr.Dataset, *paths: str, n_times: int = 4) -> None:
     ----------
     ds : xarray.Dataset
         ``w, prediction (sample, time, y, x)`` on the fine grid, with the metrics as
-        attributes (``label, rel_l2, rel_l2_train_grid, train_resolution, ...``).
+        attributes (``label, rel_l2, rel_l2_as_trained, train_resolution, ...``).
     """
     apply_theme()
     times = np.linspace(0, ds.sizes["time"] - 1, n_times).round().astype(int)
@@ -114,7 +114,7 @@ def plot_superresolution(ds: xr.Dataset, *paths: str, n_times: int = 4) -> None:
         f"{ds.attrs['label']} trained at {ds.attrs['train_resolution']}^2, 1 frame per time "
         f"unit; tested at {ds.attrs['test_resolution']}^2, {ds.attrs['frames_per_time']} "
         f"frames per unit. Test relative L2: {float(ds.attrs['rel_l2']):.4f} "
-        f"(same predictions on the training grid: {float(ds.attrs['rel_l2_train_grid']):.4f})",
+        f"(as trained, on the training grid: {float(ds.attrs['rel_l2_as_trained']):.4f})",
         fontsize=10,
     )
     fig.tight_layout()
