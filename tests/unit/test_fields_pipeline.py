@@ -10,6 +10,7 @@ from pderepro.data.generate_fields import generate_darcy, generate_navier_stokes
 from pderepro.data.io import open_netcdf
 from pderepro.evaluation.tables import REGIME_COLUMNS, regimes_table
 from pderepro.stages import (
+    run_baseline,
     run_evaluate,
     run_evaluate_superresolution,
     run_generate,
@@ -121,6 +122,15 @@ def test_navier_stokes_rollout_and_superresolution(tmp_path):
     )  # fmt: skip
     per_frame = open_netcdf(tmp_path / "p.nc")["rel_l2_per_frame"]
     assert per_frame.dims == ("time",) and per_frame.size == 4
+    for reference in ("persistence", "linear_extrapolation", "training_mean"):
+        run_baseline(
+            test_path=str(tmp_path / "s8-test.nc"), train_path=str(tmp_path / "s8-train.nc"),
+            metrics=str(tmp_path / f"{reference}.csv"), predictions=str(tmp_path / "b.nc"),
+            study="ns/nu1e-3", baseline=reference, label=reference, resolution=8,
+            dataset=NS, n_keep=1,
+        )  # fmt: skip
+        error = pd.read_csv(tmp_path / f"{reference}.csv")["rel_l2"].item()
+        assert 0 < error < 10, (reference, error)
     run_evaluate_superresolution(
         checkpoint=ckpt, test_path=str(tmp_path / "fine.nc"), metrics=str(tmp_path / "sr.csv"),
         markdown=str(tmp_path / "sr.md"), predictions=str(tmp_path / "sr.nc"),

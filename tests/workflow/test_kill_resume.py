@@ -17,12 +17,15 @@ from tests.workflow.helpers import copy_workflow, snakemake
 pytestmark = pytest.mark.slow
 TARGET = "results/fno_burgers/models/fno/res256/seed0/checkpoint.pt"
 ARGS = ("--cores", "1", "--config", "preset=smoke")
+SMOKE_BURGERS_EPOCHS = "epochs: 20, batch_size: 10"
 
 
 def _longer_training(workdir: Path) -> Path:
-    """Smoke sizes with 40 epochs, so that training is long enough to be killed in."""
+    """Smoke sizes with 40 Burgers epochs, so that training is long enough to be killed in."""
     preset = workdir / "config/presets/smoke.yaml"
-    preset.write_text(preset.read_text().replace("epochs: 2", "epochs: 40"))
+    text = preset.read_text()
+    assert SMOKE_BURGERS_EPOCHS in text
+    preset.write_text(text.replace(SMOKE_BURGERS_EPOCHS, "epochs: 40, batch_size: 10"))
     return workdir
 
 

@@ -34,6 +34,18 @@ def test_tables_hold_finite_numbers(smoke_run):
     assert validation["max_abs_error"].map(math.isfinite).all()
 
 
+def test_a_learned_model_beats_the_no_learning_reference(smoke_run):
+    """Learning shows even at the smoke preset: on Burgers the FNO's error is well under
+    the linear heat equation's at every resolution (smoke trains it long enough)."""
+    table = pd.read_csv(smoke_run / f"{STUDY}/tables/resolution.csv").set_index(
+        ["model", "resolution"]
+    )["rel_l2_mean"]
+    for resolution in (128, 256):
+        fno = table["FNO", resolution]
+        heat = table["heat equation (no learning)", resolution]
+        assert fno < 0.5 * heat, (resolution, fno, heat)
+
+
 def test_figures_and_summary_exist(smoke_run):
     for name in ("error_vs_resolution.png", "error_vs_resolution.pdf", "samples.png"):
         assert (smoke_run / f"{STUDY}/figures/{name}").stat().st_size > 1000
@@ -124,7 +136,7 @@ def test_changing_a_closure_hyperparameter_reruns_only_that_closure(smoke_run):
 
 def test_darcy_and_navier_stokes_tables_and_figures(smoke_run):
     darcy = pd.read_csv(smoke_run / "results/fno_darcy/tables/resolution.csv")
-    assert set(darcy["model"]) == {"FNO", "FCN", "PCANN"}
+    assert set(darcy["model"]) == {"FNO", "FCN", "PCANN", "training-mean field (no learning)"}
     assert set(darcy["resolution"]) == {22, 43}
     assert darcy["rel_l2_mean"].map(math.isfinite).all()
     ns = smoke_run / "results/fno_navier_stokes"
@@ -133,10 +145,15 @@ def test_darcy_and_navier_stokes_tables_and_figures(smoke_run):
         "model", "regime", "n_train", "rel_l2_mean", "rel_l2_std", "n_seeds", "n_params",
         "published",
     ]  # fmt: skip
-    # models in canonical (key) order: fno2d, fno3d, resnet, unet
-    assert list(regimes["model"]) == ["FNO-2D", "FNO-3D", "ResNet", "U-Net"]
+    # models in canonical (key) order, then the no-learning references in key order
+    assert list(regimes["model"]) == [
+        "FNO-2D", "FNO-3D", "ResNet", "U-Net",
+        "linear extrapolation of w(9), w(10) (no learning)",
+        "persistence of w(10) (no learning)", "training-mean trajectory (no learning)",
+    ]  # fmt: skip
     assert regimes["rel_l2_mean"].map(math.isfinite).all()
-    assert list(regimes["published"]) == [0.0128, 0.0086, 0.0701, 0.0245]  # the study file's
+    assert list(regimes["published"][:4]) == [0.0128, 0.0086, 0.0701, 0.0245]  # the study's
+    assert regimes["published"][4:].isna().all()
     superres = pd.read_csv(ns / "superresolution/metrics.csv")
     assert superres["test_resolution"].item() == 2 * superres["train_resolution"].item()
     assert math.isfinite(superres["rel_l2"].item())

@@ -21,6 +21,7 @@ rule evaluate_model:
 rule evaluate_baseline:
     input:
         test=from_plan(resolution.processed_test),
+        train=from_plan(resolution.processed_train),
     output:
         metrics="results/{study}/metrics/{model}/res{res}/reference.csv",
         predictions="results/{study}/predictions/{model}/res{res}/reference.nc",

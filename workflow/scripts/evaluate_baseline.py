@@ -6,6 +6,7 @@ from pderepro.stages import run_baseline
 setup_logging(snakemake.log[0])
 run_baseline(
     test_path=snakemake.input.test,
+    train_path=snakemake.input.train,
     metrics=snakemake.output.metrics,
     predictions=snakemake.output.predictions,
     study=snakemake.wildcards.study,

@@ -22,13 +22,13 @@ from pderepro.data.io import (
 )
 from pderepro.data.layouts import Layout, layout_of
 from pderepro.data.provenance import provenance_attrs
+from pderepro.evaluation.baselines import BASELINES
 from pderepro.evaluation.metrics import relative_l2_numpy
 from pderepro.evaluation.predict import load_trained_model, predict
 from pderepro.evaluation.tables import METRIC_COLUMNS
 from pderepro.models.normalised import NormalisedModel
 from pderepro.models.registry import build_model, count_parameters, effective_hparams
 from pderepro.runtime import describe_device, select_device, set_threads
-from pderepro.solvers.burgers import heat_solution
 from pderepro.training import distributed
 from pderepro.training.checkpoint import fingerprint, save_checkpoint
 from pderepro.training.loop import TrainingConfig, train
@@ -259,15 +259,10 @@ def run_evaluate(
     _write_predictions(test, pred, predictions, label=meta["label"], n_keep=n_keep)
 
 
-#: Reference solutions that need no training, by baseline name.
-BASELINES = {
-    "heat": lambda u0, ds_cfg: heat_solution(u0, ds_cfg["viscosity"], ds_cfg["t_final"]),
-}
-
-
 def run_baseline(
     *,
     test_path: str,
+    train_path: str,
     metrics: str,
     predictions: str,
     study: str,
@@ -277,10 +272,18 @@ def run_baseline(
     dataset: Mapping[str, Any],
     n_keep: int,
 ) -> None:
-    """Score a no-learning reference (e.g. the linear heat equation) on the test split."""
+    """Score a no-learning reference (:mod:`pderepro.evaluation.baselines`) on the test
+    split; the training-mean references read the train split's targets, nothing else."""
     _, targets, test = _load_pairs(test_path, split="test", resolution=resolution)
     inputs = test[layout_of(test.attrs).input].to_numpy().astype(np.float64)
-    pred = BASELINES[baseline](inputs, dataset)
+    context: dict[str, Any] = {"dataset": dataset}
+    if "time" in test.coords:  # frames: their times (time units) for the extrapolations
+        context["target_times"] = test["time"].to_numpy()
+        context["input_times"] = test["time_in"].to_numpy() if "time_in" in test.coords else None
+    if baseline == "training_mean":
+        _, train_targets, _ = _load_pairs(train_path, split="train", resolution=resolution)
+        context["train_targets"] = train_targets.numpy().astype(np.float64)
+    pred = BASELINES[baseline](inputs, **context)
     errors = relative_l2_numpy(pred, targets.numpy())
     _write_metrics(
         metrics,

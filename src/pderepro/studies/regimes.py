@@ -67,7 +67,7 @@ def regime_units(name: str, study: Mapping[str, Any]) -> dict[str, dict[str, Any
             "resolutions": study["resolutions"],
             "models": study["models"],
             "training": study["training"],
-            "baselines": {},
+            "baselines": study["baselines"],
             "published": {},
             "figures": study["figures"],
         }
@@ -242,13 +242,18 @@ def regime_metric_files(plan, study: str, **_: Any) -> list[str]:
 
 def _prediction_runs(plan, study: str) -> list[tuple[str, str, str]]:
     """``(regime, model, path)`` of the predictions at the finest training resolution,
-    seed 0, of every run regime and model."""
+    seed 0, of every run regime and model, then of the no-learning references."""
     cfg = plan.studies[study]
     res = max(cfg["resolutions"])
-    return [
+    runs = [
         (regime, model, f"results/{study}/{regime}/predictions/{model}/res{res}/seed0.nc")
         for regime in run_regimes(cfg)
         for model in cfg["models"]
+    ]
+    return runs + [
+        (regime, ref, f"results/{study}/{regime}/predictions/{ref}/res{res}/reference.nc")
+        for regime in run_regimes(cfg)
+        for ref in cfg["baselines"]
     ]
 
 
@@ -269,7 +274,7 @@ def regimes_table_params(plan, study: str, **_: Any) -> dict[str, Any]:
     return {
         "regimes": {k: cfg["regimes"][k] for k in run_regimes(cfg)},
         "published": cfg["published"],
-        "model_order": list(cfg["models"]),
+        "model_order": list(cfg["models"]) + list(cfg["baselines"]),
     }
 
 

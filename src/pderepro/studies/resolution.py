@@ -45,8 +45,17 @@ def model_training(study: Mapping[str, Any], model: str) -> dict[str, Any]:
     return deep_merge(study["training"], study["models"][model].get("training", {}))
 
 
+#: No-learning references that need a solver's science (heat) or frames in time.
+_BASELINE_NEEDS = {
+    "heat": ("the Burgers solver", lambda dataset: dataset["solver"] == "burgers"),
+    "persistence": ("input frames in time", lambda dataset: "frames_in" in dataset),
+    "linear_extrapolation": ("input frames in time", lambda dataset: "frames_in" in dataset),
+}
+
+
 def check_models_fit(where: str, study: Mapping[str, Any]) -> None:
-    """Resolutions reachable from the solver grid; Fourier modes that fit the grid."""
+    """Resolutions reachable from the solver grid; Fourier modes that fit the grid;
+    references that apply to the dataset."""
     base = study["dataset"]["base_resolution"]
     grid = dataset_spec(study["dataset"]["solver"]).layout.grid
     for res in study["resolutions"]:
@@ -55,6 +64,10 @@ def check_models_fit(where: str, study: Mapping[str, Any]) -> None:
                 f"config key '{where}.resolutions': no stride takes the {grid} grid of "
                 f"dataset.base_resolution={base} points to {res}"
             )
+    for name in study.get("baselines", {}):
+        need, applies = _BASELINE_NEEDS.get(name, ("", lambda dataset: True))
+        if not applies(study["dataset"]):
+            raise ConfigError(f"config key '{where}.baselines.{name}': needs {need}")
     for key, model in study["models"].items():
         hparams = model.get("hparams", {})
         modes = hparams.get("modes")
