@@ -125,3 +125,17 @@ def test_generation_is_deterministic_and_independent_of_sharding():
     np.testing.assert_array_equal(whole["u"][2:].to_numpy(), part["u"].to_numpy())
     np.testing.assert_array_equal(whole["seed"][2:].to_numpy(), part["seed"].to_numpy())
     assert whole["u0"].dtype == np.float32 and whole.attrs["solver_dtype"] == "float64"
+
+
+def test_written_files_get_the_usual_permissions(tmp_path):
+    """Not mkstemp's owner-only 0600: results are shared on clusters and web servers."""
+    import os
+
+    from pderepro.data.io import atomic_write
+
+    umask = os.umask(0o022)
+    try:
+        path = atomic_write(tmp_path / "page.html", lambda tmp: tmp.write_text("x"))
+    finally:
+        os.umask(umask)
+    assert path.stat().st_mode & 0o777 == 0o644

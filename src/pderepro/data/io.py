@@ -21,10 +21,25 @@ class DataFileError(RuntimeError):
     """An input file is missing, unreadable or not what the consumer expects."""
 
 
+def _umask() -> int:
+    """The process's umask, read without changing it where Linux says it (threads that
+    create files meanwhile would otherwise see the umask briefly cleared)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except OSError:
+        pass
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return umask
+
+
 def atomic_write(path: str | Path, write: Callable[[Path], None]) -> Path:
     """Write a file under a temporary name and rename it into place.
 
-    A job killed mid-write therefore never leaves a file that looks complete.
+    A job killed mid-write therefore never leaves a file that looks complete. The file
+    gets the usual permissions of a new file (0666 less the umask), not mkstemp's 0600.
 
     Parameters
     ----------
@@ -45,6 +60,9 @@ def atomic_write(path: str | Path, write: Callable[[Path], None]) -> Path:
     tmp = Path(tmp_name)
     try:
         write(tmp)
+        # mkstemp creates the file readable by its owner only; give results the
+        # permissions any other new file gets (0666 less the umask)
+        tmp.chmod(0o666 & ~_umask())
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
