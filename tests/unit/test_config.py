@@ -126,6 +126,7 @@ def test_a_preset_may_not_set_a_regimes_science(tmp_path):
         (("superresolution.model", "tfnet"), "superresolution.model"),
         (("models.fno3d.hparams.time_padding", 0), "modes_time"),
         (("dataset.grf.exponent", -1.0), "exponent"),
+        (("published.values.fno3d.nu1e-6", 0.01), "published.values.fno3d.nu1e-6"),
     ],
 )
 def test_bad_regimes_studies_fail_naming_the_key(tmp_path, edit, key):
@@ -211,6 +212,7 @@ STUDY_EDITS = [
     ("dataset.name", "../../etc", "dataset.name"),
     ("dataset.grf.scale", "big", "dataset.grf.scale"),
     ("published.values.fnoo", {256: 0.1}, "published.values.fnoo"),
+    ("published.values.fno.256", -0.0149, "published.values.fno.256"),
     ("baselines.oracle", {}, "baselines"),
     ("figures.samples", -2, "figures.samples"),
     ("unknown_section", 1, "unknown_section"),
