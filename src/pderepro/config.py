@@ -16,7 +16,6 @@ from typing import Any
 import jsonschema
 import yaml
 
-
 #: libyaml's safe loader where PyYAML was built with it: parsing the 14 config and schema
 #: files with the pure-Python loader took 0.43 s of every DAG build (every dry run and
 #: cluster job); the same safe constructors and resolvers, so the same values.
