@@ -15,7 +15,7 @@ rerun <= 3x the import, paper dry run <= 5x).
 
 Usage: ``python benchmarks/dag_parse.py [--repeats 5] [--smoke-dir DIR]``. Without
 ``--smoke-dir`` the smoke preset is run once first in a temporary directory (about
-four minutes on 2 cores).
+five minutes on 2 cores).
 """
 
 from __future__ import annotations
