@@ -38,11 +38,14 @@ def test_dry_run_plans_the_jobs_the_kinds_count(tmp_path, preset):
 def test_paper_plan_has_the_papers_sizes():
     """A hand count of the paper preset, so that a kind's accounting cannot drift unseen:
     Burgers 6 resolutions x 3 seeds x 3 models, Darcy 4 x 1 x 3, Navier-Stokes 4 regimes
-    x 4 models; 724 generation shards (100, 50 and 20 samples each)."""
+    x 4 models; 724 generation shards (100, 50 and 20 samples each); the references."""
     counts = _plan("paper").job_counts()
     assert counts["train_model"] == 54 + 12 + 16
     assert counts["generate_shard"] == 11 + 22 + 60 + 60 + 510 + 60 + 1
-    assert sum(counts.values()) == 965  # with rule all
+    # no-learning references: Burgers heat at 6 resolutions, Darcy training mean at 4,
+    # Navier-Stokes persistence, linear extrapolation and training mean in 4 regimes
+    assert counts["evaluate_baseline"] == 6 + 4 + 3 * 4
+    assert sum(counts.values()) == 981  # with rule all
 
 
 @pytest.mark.parametrize(
