@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from pderepro.data.layouts import Layout
-from pderepro.resources import mem_mb, runtime_minutes
+from pderepro.resources import BYTES_PER_MB, mem_mb, runtime_minutes
 
 SCHEMA_DIR = Path(__file__).parent / "schemas"
 #: Bytes of one stored float32 value.
@@ -84,7 +84,7 @@ class DatasetSpec:
 
     def split_mb(self, cfg: Mapping[str, Any], split: str) -> float:
         """Size (MB) of one raw split: its float32 input and target values."""
-        return FLOAT32_BYTES * cfg[f"n_{split}"] * self.values_per_sample(cfg) / 1e6
+        return FLOAT32_BYTES * cfg[f"n_{split}"] * self.values_per_sample(cfg) / BYTES_PER_MB
 
 
 def _steps(cfg: Mapping[str, Any]) -> int:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -269,6 +269,16 @@ def advective_reference_difference(
     return float(np.abs(ours - reference).max() / np.abs(reference).max())
 
 
+def _refinement_rows(
+    case: str, resolution: int, time_steps: Sequence[float], error_of: Callable[[float], float]
+) -> list:
+    """Rows of a step-refinement case: ``error_of(dt)`` per step, with observed orders."""
+    dts = [float(dt) for dt in time_steps]
+    errors = [error_of(dt) for dt in dts]
+    orders = observed_orders(errors, [1.0 / dt for dt in dts])
+    return _rows(case, [resolution] * len(dts), dts, errors, orders)
+
+
 def _rows(case: str, resolution: Sequence[int], dts: Sequence[float], errors, orders) -> list:
     return [
         {"solver": SOLVER, "case": case, "resolution": int(n), "dt": float(dt),
@@ -343,16 +353,11 @@ def navier_stokes_verification(
         [decay_time_step] * len(errors), errors, [math.nan] * len(errors),
     )  # fmt: skip
 
-    dts = [float(dt) for dt in forced_time_steps]
-    errors = [
-        forced_shell_error(forced_resolution, dt, viscosity=forced_viscosity,
-                           t_final=forced_t_final)
-        for dt in dts
-    ]  # fmt: skip
-    orders = observed_orders(errors, [1.0 / dt for dt in dts])
-    rows += _rows(
-        "forced_shell_time (max relative error)", [forced_resolution] * len(dts), dts, errors,
-        orders,
+    rows += _refinement_rows(
+        "forced_shell_time (max relative error)", forced_resolution, forced_time_steps,
+        lambda dt: forced_shell_error(
+            forced_resolution, dt, viscosity=forced_viscosity, t_final=forced_t_final
+        ),
     )  # fmt: skip
 
     w0 = sample_vorticity_grf(budget_samples, budget_resolution, seed=seed, device="cpu")
@@ -360,33 +365,24 @@ def navier_stokes_verification(
         viscosity=budget_viscosity, t_final=budget_t_final, resolution=budget_resolution,
         record_interval=budget_t_final,
     )  # fmt: skip
-    dts = [float(dt) for dt in budget_time_steps]
-    errors = [
-        float(enstrophy_budget_residual(dataclasses.replace(base, time_step=dt), w0).max())
-        for dt in dts
-    ]
-    orders = observed_orders(errors, [1.0 / dt for dt in dts])
-    rows += _rows(
-        "enstrophy_budget (residual / |Z(T)-Z(0)|)", [budget_resolution] * len(dts), dts,
-        errors, orders,
+    rows += _refinement_rows(
+        "enstrophy_budget (residual / |Z(T)-Z(0)|)", budget_resolution, budget_time_steps,
+        lambda dt: float(
+            enstrophy_budget_residual(dataclasses.replace(base, time_step=dt), w0).max()
+        ),
     )  # fmt: skip
 
-    w0 = sample_vorticity_grf(2, advective_resolution, seed=seed + 1, device="cpu")
-    base = NavierStokesProblem(
+    w_adv = sample_vorticity_grf(2, advective_resolution, seed=seed + 1, device="cpu")
+    advective = NavierStokesProblem(
         viscosity=advective_viscosity, t_final=advective_t_final,
         resolution=advective_resolution, record_interval=advective_t_final,
     )  # fmt: skip
-    dts = [float(dt) for dt in advective_time_steps]
-    errors = [
-        advective_reference_difference(
-            dataclasses.replace(base, time_step=dt), w0, advective_reference_step
-        )
-        for dt in dts
-    ]
-    orders = observed_orders(errors, [1.0 / dt for dt in dts])
-    rows += _rows(
-        "advective_if_rk4 (max relative difference)", [advective_resolution] * len(dts), dts,
-        errors, orders,
+    rows += _refinement_rows(
+        "advective_if_rk4 (max relative difference)", advective_resolution,
+        advective_time_steps,
+        lambda dt: advective_reference_difference(
+            dataclasses.replace(advective, time_step=dt), w_adv, advective_reference_step
+        ),
     )  # fmt: skip
 
     table = pd.DataFrame(rows, columns=COLUMNS)

@@ -28,7 +28,7 @@ from pderepro.studies.base import (
     table_files,
 )
 
-#: Splits of a dataset (resolution studies select on validation data split off train).
+#: Splits of a dataset made by the generate and merge rules.
 SPLITS = ("train", "test")
 #: Keys of a dataset config that are sizes (set by the preset), not science.
 DATASET_SIZES = ("n_train", "n_test", "shard_size")
