@@ -29,9 +29,18 @@ def pipeline(tmp_path_factory):
     return d
 
 
-def _train(d, *, train="res32-train.nc", stats="res32-stats.nc", resolution=32, out="ckpt.pt"):
+def _train(
+    d,
+    *,
+    train="res32-train.nc",
+    validation="res32-validation.nc",
+    stats="res32-stats.nc",
+    resolution=32,
+    out="ckpt.pt",
+):
     run_train(
         train_path=str(d / train),
+        validation_path=str(d / validation),
         stats_path=str(d / stats),
         checkpoint=str(d / out),
         history=str(d / "history.csv"),
@@ -52,11 +61,9 @@ def test_truncated_netcdf_is_named(pipeline, tmp_path):
         open_netcdf(bad)
     with pytest.raises(DataFileError, match="train.nc"):
         run_preprocess(
-            raw_train=str(bad),
-            raw_test=str(pipeline / "test.nc"),
+            raw={"train": str(bad), "test": str(pipeline / "test.nc")},
+            processed={"train": str(tmp_path / "a.nc"), "test": str(tmp_path / "b.nc")},
             resolution=32,
-            out_train=str(tmp_path / "a.nc"),
-            out_test=str(tmp_path / "b.nc"),
             out_stats=str(tmp_path / "c.nc"),
         )
     assert not (tmp_path / "a.nc").exists()
@@ -74,15 +81,17 @@ def test_corrupted_netcdf_is_named(pipeline, tmp_path):
 def test_splits_swapped_are_refused(pipeline, tmp_path):
     with pytest.raises(DataFileError, match="split"):
         run_preprocess(
-            raw_train=str(pipeline / "test.nc"),
-            raw_test=str(pipeline / "train.nc"),
+            raw={"train": str(pipeline / "test.nc"), "test": str(pipeline / "train.nc")},
+            processed={"train": str(tmp_path / "a.nc"), "test": str(tmp_path / "b.nc")},
             resolution=32,
-            out_train=str(tmp_path / "a.nc"),
-            out_test=str(tmp_path / "b.nc"),
             out_stats=str(tmp_path / "c.nc"),
         )
     with pytest.raises(DataFileError, match="res32-test.nc.*split"):
         _train(pipeline, train="res32-test.nc")
+    with pytest.raises(DataFileError, match="res32-test.nc.*split"):
+        _train(pipeline, validation="res32-test.nc")  # the test split never selects
+    with pytest.raises(DataFileError, match="resolution 16, expected 32"):
+        _train(pipeline, validation="res16-validation.nc")
 
 
 def test_stats_from_other_data_are_refused(pipeline):
@@ -96,7 +105,8 @@ def test_stats_from_the_test_split_are_refused(pipeline, tmp_path):
     stats = open_netcdf(pipeline / "res32-stats.nc")
     stats.attrs["split"] = "test"
     stats.to_netcdf(tmp_path / "stats.nc")
-    shutil.copy(pipeline / "res32-train.nc", tmp_path / "res32-train.nc")
+    for split in ("train", "validation"):
+        shutil.copy(pipeline / f"res32-{split}.nc", tmp_path / f"res32-{split}.nc")
     with pytest.raises(DataFileError, match="stats.nc.*split='test'"):
         _train(tmp_path, stats="stats.nc")
 

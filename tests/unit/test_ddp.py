@@ -24,6 +24,7 @@ def test_two_gloo_processes_match_one_process(tmp_path):
         out = tmp_path / f"devices{devices}"
         run_train(
             train_path=str(tmp_path / "p-train.nc"),
+            validation_path=str(tmp_path / "p-validation.nc"),
             stats_path=str(tmp_path / "p-stats.nc"),
             checkpoint=str(out / "checkpoint.pt"),
             history=str(out / "history.csv"),

@@ -85,6 +85,7 @@ def test_darcy_models_train_and_evaluate(darcy_run, architecture, hparams):
     spec = {"architecture": architecture, "hparams": hparams, "label": architecture}
     run_train(
         train_path=str(darcy_run / "s9-train.nc"), stats_path=str(darcy_run / "s9-stats.nc"),
+        validation_path=str(darcy_run / "s9-validation.nc"),
         checkpoint=str(ckpt), history=str(darcy_run / f"{architecture}.csv"), study="darcy",
         model=architecture, spec=spec, training=TRAINING, seed=0, resolution=9,
     )  # fmt: skip
@@ -94,8 +95,9 @@ def test_darcy_models_train_and_evaluate(darcy_run, architecture, hparams):
         predictions=str(predictions), study="darcy", model=architecture, resolution=9, seed=0,
         n_keep=2,
     )  # fmt: skip
-    row = pd.read_csv(metrics).iloc[0]
-    assert np.isfinite(row["rel_l2"]) and row["n_test"] == 4
+    rows = pd.read_csv(metrics)
+    assert np.isfinite(rows["rel_l2"]).all() and list(rows["sample"]) == [0, 1, 2, 3]
+    assert 1 <= rows["selected_epoch"].iloc[0] <= TRAINING["epochs"]
     kept = open_netcdf(predictions)
     assert kept["prediction"].dims == ("sample", "y", "x") and kept.sizes["sample"] == 2
 
@@ -112,6 +114,7 @@ def test_navier_stokes_rollout_and_superresolution(tmp_path):
     ckpt = str(tmp_path / "fno3d.pt")
     run_train(
         train_path=str(tmp_path / "s8-train.nc"), stats_path=str(tmp_path / "s8-stats.nc"),
+        validation_path=str(tmp_path / "s8-validation.nc"),
         checkpoint=ckpt, history=str(tmp_path / "h.csv"), study="ns/nu1e-3", model="fno3d",
         spec=spec, training=TRAINING, seed=0, resolution=8,
     )  # fmt: skip
@@ -129,7 +132,7 @@ def test_navier_stokes_rollout_and_superresolution(tmp_path):
             study="ns/nu1e-3", baseline=reference, label=reference, resolution=8,
             dataset=NS, n_keep=1,
         )  # fmt: skip
-        error = pd.read_csv(tmp_path / f"{reference}.csv")["rel_l2"].item()
+        error = pd.read_csv(tmp_path / f"{reference}.csv")["rel_l2"].mean()
         assert 0 < error < 10, (reference, error)
     run_evaluate_superresolution(
         checkpoint=ckpt, test_path=str(tmp_path / "fine.nc"), metrics=str(tmp_path / "sr.csv"),
@@ -145,7 +148,7 @@ def test_navier_stokes_rollout_and_superresolution(tmp_path):
 
 
 def test_regimes_table_orders_models_and_regimes_and_keeps_published_apart():
-    metrics = pd.DataFrame(
+    runs = pd.DataFrame(
         {
             "model": ["unet", "fno3d", "fno3d", "fno3d"],
             "label": ["U-Net", "FNO-3D", "FNO-3D", "FNO-3D"],
@@ -153,7 +156,12 @@ def test_regimes_table_orders_models_and_regimes_and_keeps_published_apart():
             "seed": [0, 0, 0, 1],
             "rel_l2": [0.3, 0.2, 0.1, 0.3],
             "n_params": [5, 7, 7, 7],
+            "val_rel_l2": [0.4, 0.3, 0.2, 0.4],
         }
+    )
+    # two test samples per run, errors 0.5x and 1.5x the run's mean
+    metrics = pd.concat(
+        [runs.assign(sample=k, rel_l2=runs["rel_l2"] * f) for k, f in enumerate((0.5, 1.5))]
     )
     regimes = {"a": {"label": "nu=1e-3", "n_train": 10}, "b": {"n_train": 20}}
     table = regimes_table(
@@ -167,4 +175,8 @@ def test_regimes_table_orders_models_and_regimes_and_keeps_published_apart():
     ]
     first = table.iloc[0]
     assert first["rel_l2_mean"] == pytest.approx(0.2) and first["n_seeds"] == 2
+    assert first["rel_l2_std"] == pytest.approx(np.std([0.1, 0.3], ddof=1))
+    assert first["n_test"] == 2 and first["val_rel_l2"] == pytest.approx(0.3)
+    # seed-averaged per-sample errors 0.1 and 0.3: every resampled mean lies in [0.1, 0.3]
+    assert 0.1 <= first["ci_low"] < first["rel_l2_mean"] < first["ci_high"] <= 0.3
     assert first["published"] == 0.0086 and np.isnan(table.iloc[1]["published"])

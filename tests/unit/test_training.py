@@ -7,7 +7,13 @@ from pderepro.evaluation.metrics import relative_l2_numpy
 from pderepro.models.normalised import NormalisedModel
 from pderepro.models.registry import build_model
 from pderepro.training.checkpoint import CheckpointError, fingerprint, load_checkpoint
-from pderepro.training.loop import TrainingConfig, TrainingDivergedError, train
+from pderepro.training.loop import (
+    TrainingConfig,
+    TrainingDivergedError,
+    selected_epoch,
+    train,
+    validation_loss,
+)
 from pderepro.training.losses import relative_l2
 
 STATS = {"input_mean": 0.1, "input_std": 2.0, "target_mean": -0.01, "target_std": 0.05}
@@ -31,10 +37,10 @@ def _identity(x, y):
     return {"model": "fno", "seed": 0, "data_fingerprint": fingerprint(x, y)}
 
 
-def _run(tmp_path, epochs, name="resume.pt", x=None, y=None, model=None):
+def _run(tmp_path, epochs, name="resume.pt", x=None, y=None, model=None, validation=None, **cfg):
     x, y = _data() if x is None else (x, y)
     model = _model() if model is None else model
-    cfg = TrainingConfig(epochs=epochs, batch_size=5, checkpoint_every=2)
+    cfg = TrainingConfig(epochs=epochs, batch_size=5, checkpoint_every=2, **cfg)
     rows = train(
         model,
         x,
@@ -44,9 +50,43 @@ def _run(tmp_path, epochs, name="resume.pt", x=None, y=None, model=None):
         device=torch.device("cpu"),
         identity=_identity(x, y),
         resume_path=tmp_path / name,
+        validation=validation,
         progress=False,
     )
     return model, rows
+
+
+#: A rate at which the small model learns the shift within a few epochs.
+FAST = {"learning_rate": 1e-2, "scheduler": "constant"}
+
+
+def _misleading_validation():
+    """Validation pairs whose map is the opposite of the training map: the better the
+    model fits the training data, the worse it does on these, so the first epoch wins."""
+    x, y = _data(n=8)
+    return x, -y
+
+
+def test_validation_keeps_the_weights_of_the_best_epoch(tmp_path):
+    val_x, val_y = _misleading_validation()
+    model, rows = _run(tmp_path, epochs=6, validation=(val_x, val_y), **FAST)
+    losses = [row["val_rel_l2"] for row in rows]
+    best = selected_epoch(rows)
+    assert best == 1 + losses.index(min(losses)) and best < len(rows)  # not the last epoch
+    final = validation_loss(model, val_x, val_y, "relative_l2")
+    assert final == pytest.approx(min(losses), rel=1e-6)
+    assert final < losses[-1]
+    assert selected_epoch([{"epoch": 1, "train_rel_l2": 0.5}]) is None  # no validation
+
+
+def test_resume_with_validation_keeps_the_same_best_weights(tmp_path):
+    validation = _misleading_validation()
+    full, rows_full = _run(tmp_path, epochs=6, name="full.pt", validation=validation, **FAST)
+    _run(tmp_path, epochs=4, name="resume.pt", validation=validation, **FAST)
+    resumed, rows = _run(tmp_path, epochs=6, name="resume.pt", validation=validation, **FAST)
+    assert selected_epoch(rows) == selected_epoch(rows_full)
+    for p1, p2 in zip(full.state_dict().values(), resumed.state_dict().values(), strict=True):
+        assert torch.equal(p1, p2)
 
 
 def test_metric_matches_numpy():

@@ -9,22 +9,27 @@ from tests.unit.configs import dataset
 TINY_DATASET = dataset("fno_burgers", base_resolution=64, t_final=0.05, seed=3)
 
 
-def make_raw(directory: Path, *, n_train: int, n_test: int, dataset=TINY_DATASET) -> None:
-    """Write ``train.nc``/``test.nc`` (one shard each, merged) into ``directory``."""
-    for split, n in (("train", n_train), ("test", n_test)):
+#: The splits every resolution-kind dataset has.
+SPLITS = ("train", "validation", "test")
+
+
+def make_raw(
+    directory: Path, *, n_train: int, n_test: int, n_validation: int = 3, dataset=TINY_DATASET
+) -> None:
+    """Write ``train.nc``/``validation.nc``/``test.nc`` (one shard each, merged) into
+    ``directory``."""
+    for split, n in (("train", n_train), ("validation", n_validation), ("test", n_test)):
         shard = str(directory / f"{split}-0.nc")
         run_generate(dataset=dataset, split=split, start=0, count=n, output=shard)
         run_merge(inputs=[shard], output=str(directory / f"{split}.nc"))
 
 
 def preprocess(directory: Path, resolution: int, tag: str, **kwargs) -> None:
-    """Preprocess ``train.nc``/``test.nc`` into ``{tag}-{train,test,stats}.nc``."""
+    """Preprocess the raw splits into ``{tag}-{train,validation,test,stats}.nc``."""
     run_preprocess(
-        raw_train=str(directory / "train.nc"),
-        raw_test=str(directory / "test.nc"),
+        raw={split: str(directory / f"{split}.nc") for split in SPLITS},
+        processed={split: str(directory / f"{tag}-{split}.nc") for split in SPLITS},
         resolution=resolution,
-        out_train=str(directory / f"{tag}-train.nc"),
-        out_test=str(directory / f"{tag}-test.nc"),
         out_stats=str(directory / f"{tag}-stats.nc"),
         **kwargs,
     )

@@ -38,14 +38,17 @@ def test_dry_run_plans_the_jobs_the_kinds_count(tmp_path, preset):
 def test_paper_plan_has_the_papers_sizes():
     """A hand count of the paper preset, so that a kind's accounting cannot drift unseen:
     Burgers 6 resolutions x 3 seeds x 3 models, Darcy 4 x 1 x 3, Navier-Stokes 4 regimes
-    x 4 models; 724 generation shards (100, 50 and 20 samples each); the references."""
+    x 4 models; 747 generation shards (100, 50 and 20 samples each; train, validation and
+    test splits); the references."""
     counts = _plan("paper").job_counts()
     assert counts["train_model"] == 54 + 12 + 16
-    assert counts["generate_shard"] == 11 + 22 + 60 + 60 + 510 + 60 + 1
+    # train + validation + test shards: Burgers, Darcy, the 4 regimes, super-resolution
+    assert counts["generate_shard"] == 12 + 24 + 65 + 65 + 515 + 65 + 1
+    assert counts["merge_shards"] == 3 + 3 + 3 * 4 + 1
     # no-learning references: Burgers heat at 6 resolutions, Darcy training mean at 4,
     # Navier-Stokes persistence, linear extrapolation and training mean in 4 regimes
     assert counts["evaluate_baseline"] == 6 + 4 + 3 * 4
-    assert sum(counts.values()) == 981  # with rule all
+    assert sum(counts.values()) == 1010  # with rule all
 
 
 @pytest.mark.parametrize(

@@ -11,6 +11,7 @@ import pytest
 import xarray as xr
 import yaml
 
+from pderepro.evaluation.tables import REGIME_COLUMNS, RESOLUTION_COLUMNS
 from tests.workflow.helpers import copy_workflow, planned_jobs, snakemake
 
 pytestmark = pytest.mark.slow
@@ -19,14 +20,13 @@ STUDY = "results/fno_burgers"
 
 def test_tables_hold_finite_numbers(smoke_run):
     table = pd.read_csv(smoke_run / f"{STUDY}/tables/resolution.csv")
-    assert list(table.columns) == [
-        "model",
-        "resolution",
-        "rel_l2_mean",
-        "rel_l2_std",
-        "n_seeds",
-        "published",
-    ]
+    assert list(table.columns) == RESOLUTION_COLUMNS
+    assert (table["ci_low"] <= table["rel_l2_mean"]).all()
+    assert (table["rel_l2_mean"] <= table["ci_high"]).all()
+    learned = table["n_params"] > 0
+    # each trained run kept an epoch chosen on validation; references have none
+    assert table.loc[learned, "val_rel_l2"].map(math.isfinite).all()
+    assert table.loc[~learned, "val_rel_l2"].isna().all()
     assert set(table["model"]) == {"FNO", "FCN", "PCANN", "heat equation (no learning)"}
     assert table["rel_l2_mean"].map(math.isfinite).all()
     assert (table["rel_l2_mean"] > 0).all()
@@ -141,10 +141,7 @@ def test_darcy_and_navier_stokes_tables_and_figures(smoke_run):
     assert darcy["rel_l2_mean"].map(math.isfinite).all()
     ns = smoke_run / "results/fno_navier_stokes"
     regimes = pd.read_csv(ns / "tables/regimes.csv")
-    assert list(regimes.columns) == [
-        "model", "regime", "n_train", "rel_l2_mean", "rel_l2_std", "n_seeds", "n_params",
-        "published",
-    ]  # fmt: skip
+    assert list(regimes.columns) == REGIME_COLUMNS
     # models in canonical (key) order, then the no-learning references in key order
     assert list(regimes["model"]) == [
         "FNO-2D", "FNO-3D", "ResNet", "U-Net",

@@ -3,7 +3,6 @@
 
 rule plot_resolution:
     input:
-        metrics=from_plan(resolution.metric_files),
         table="results/{study}/tables/resolution.csv",
     output:
         png=report(

@@ -3,11 +3,12 @@
 
 rule preprocess:
     input:
-        train="data/raw/{dataset}/train.nc",
-        test="data/raw/{dataset}/test.nc",
+        **{s: f"data/raw/{{dataset}}/{s}.nc" for s in resolution.SPLITS},
     output:
-        train="data/processed/{dataset}/res{res}/train.nc",
-        test="data/processed/{dataset}/res{res}/test.nc",
+        **{
+            s: f"data/processed/{{dataset}}/res{{res}}/{s}.nc"
+            for s in resolution.SPLITS
+        },
         stats="data/processed/{dataset}/res{res}/stats.nc",
     log:
         "results/logs/preprocess/{dataset}/res{res}.log",
@@ -19,5 +20,7 @@ rule preprocess:
     resources:
         mem_mb=from_plan(resolution.preprocess_mem_mb),
         runtime=15,
+    params:
+        splits=resolution.SPLITS,
     script:
         "../scripts/preprocess.py"

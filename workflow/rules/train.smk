@@ -4,6 +4,7 @@
 rule train_model:
     input:
         train=from_plan(resolution.processed_train),
+        validation=from_plan(resolution.processed_validation),
         stats=from_plan(resolution.processed_stats),
     output:
         checkpoint="results/{study}/models/{model}/res{res}/seed{seed}/checkpoint.pt",

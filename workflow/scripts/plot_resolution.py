@@ -5,7 +5,6 @@ from pderepro.stages import run_plot_resolution
 
 setup_logging(snakemake.log[0])
 run_plot_resolution(
-    metrics=list(snakemake.input.metrics),
     table=snakemake.input.table,
     figures=list(snakemake.output),
     title=snakemake.params.figure["title"],

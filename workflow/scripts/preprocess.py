@@ -5,11 +5,9 @@ from pderepro.stages import run_preprocess
 
 setup_logging(snakemake.log[0])
 run_preprocess(
-    raw_train=snakemake.input.train,
-    raw_test=snakemake.input.test,
+    raw={split: snakemake.input[split] for split in snakemake.params.splits},
+    processed={split: snakemake.output[split] for split in snakemake.params.splits},
     resolution=int(snakemake.wildcards.res),
-    out_train=snakemake.output.train,
-    out_test=snakemake.output.test,
     out_stats=snakemake.output.stats,
     threads=snakemake.threads,
 )

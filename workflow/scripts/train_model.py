@@ -6,6 +6,7 @@ from pderepro.stages import run_train
 setup_logging(snakemake.log[0])
 run_train(
     train_path=snakemake.input.train,
+    validation_path=snakemake.input.validation,
     stats_path=snakemake.input.stats,
     checkpoint=snakemake.output.checkpoint,
     history=snakemake.output.history,

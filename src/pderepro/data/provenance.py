@@ -83,3 +83,13 @@ def provenance_attrs(
     if seed is not None:
         attrs["seed"] = int(seed)
     return attrs
+
+
+#: Keys of a file's ``params`` that say which part of a dataset it holds, not which dataset.
+_PART_KEYS = ("split", "start", "count", "n_samples", "resolution")
+
+
+def dataset_params(attrs: Mapping[str, Any]) -> dict[str, Any]:
+    """The dataset identity recorded in a file's ``params`` (JSON), without the part it
+    holds (split, samples, resolution)."""
+    return {k: v for k, v in json.loads(attrs["params"]).items() if k not in _PART_KEYS}

@@ -1,6 +1,6 @@
-"""Tables: tidy per-run metrics aggregated over seeds beside the published numbers (per
-resolution: Burgers, Darcy; per regime: Navier-Stokes), and the offline and online
-Lorenz-96 closure tables."""
+"""Tables: tidy per-sample metrics aggregated over test samples and seeds, with bootstrap
+intervals, beside the published numbers (per resolution: Burgers, Darcy; per regime:
+Navier-Stokes), and the offline and online Lorenz-96 closure tables."""
 
 from __future__ import annotations
 
@@ -11,21 +11,79 @@ import numpy as np
 import pandas as pd
 
 from pderepro.data.io import atomic_write
+from pderepro.evaluation.uncertainty import bootstrap_interval
 
-#: Columns of a per-run metrics file (one row per model, resolution and seed).
+#: Columns of a per-run metrics file: one row per test sample of one model, resolution
+#: and seed (a no-learning reference has seed 0 and no validation columns).
 METRIC_COLUMNS = [
     "study",
     "model",
     "label",
     "resolution",
     "seed",
+    "sample",
     "rel_l2",
-    "n_test",
     "n_params",
+    "selected_epoch",
+    "val_rel_l2",
     "device",
 ]
+#: Columns the aggregation of per-sample errors adds to a table (see :func:`error_summary`).
+ERROR_COLUMNS = ["rel_l2_mean", "rel_l2_std", "ci_low", "ci_high", "n_seeds", "n_test"]
 #: Columns of the resolution table, in order.
-RESOLUTION_COLUMNS = ["model", "resolution", "rel_l2_mean", "rel_l2_std", "n_seeds", "published"]
+RESOLUTION_COLUMNS = [
+    "model",
+    "resolution",
+    *ERROR_COLUMNS,
+    "val_rel_l2",
+    "n_params",
+    "published",
+]
+
+
+def error_summary(rows: pd.DataFrame, where: str) -> dict[str, float]:
+    """Seed mean and spread of the mean test error, and its bootstrap interval.
+
+    Parameters
+    ----------
+    rows : pandas.DataFrame
+        Per-sample metrics (:data:`METRIC_COLUMNS`) of one table row: every seed of one
+        model at one resolution (or regime), each scored on the same test samples.
+    where : str
+        What the rows are, for the error message.
+
+    Returns
+    -------
+    dict
+        :data:`ERROR_COLUMNS`: ``rel_l2_mean`` the mean over seeds of each seed's mean
+        error, ``rel_l2_std`` their sample standard deviation (0 for one seed),
+        ``ci_low``/``ci_high`` the 95% bootstrap interval over test samples
+        (:func:`~pderepro.evaluation.uncertainty.bootstrap_interval`), and the counts.
+
+    Raises
+    ------
+    ValueError
+        When the seeds were scored on different test samples.
+    """
+    by_seed = rows.groupby("seed")["sample"].apply(lambda s: tuple(sorted(s)))
+    if by_seed.nunique() != 1:
+        raise ValueError(f"{where}: the seeds were scored on different test samples")
+    seed_means = rows.groupby("seed")["rel_l2"].mean().to_numpy(dtype=float)
+    low, high = bootstrap_interval(rows.groupby("sample")["rel_l2"].mean().to_numpy(dtype=float))
+    return {
+        "rel_l2_mean": seed_means.mean(),
+        "rel_l2_std": seed_means.std(ddof=1) if len(seed_means) > 1 else 0.0,
+        "ci_low": low,
+        "ci_high": high,
+        "n_seeds": len(seed_means),
+        "n_test": len(by_seed.iloc[0]),
+    }
+
+
+def validation_mean(rows: pd.DataFrame) -> float:
+    """Mean over seeds of the validation error of the selected epochs (NaN for a
+    reference, which is not trained)."""
+    return rows.groupby("seed")["val_rel_l2"].first().astype(float).mean()
 
 
 def resolution_table(
@@ -39,7 +97,7 @@ def resolution_table(
     Parameters
     ----------
     metrics : pandas.DataFrame
-        Rows with :data:`METRIC_COLUMNS`.
+        Per-sample rows with :data:`METRIC_COLUMNS`.
     published : mapping
         ``{model key: {resolution: value}}`` from the study config (Li et al., Fourier
         Neural Operator for Parametric PDEs, ICLR 2021, Sections 5.1 Burgers and 5.2
@@ -50,21 +108,22 @@ def resolution_table(
     Returns
     -------
     pandas.DataFrame
-        :data:`RESOLUTION_COLUMNS`; ``model`` holds the display label, ``rel_l2_std`` is
-        the sample standard deviation over seeds (0 for a single seed).
+        :data:`RESOLUTION_COLUMNS`; ``model`` holds the display label, the error
+        columns are those of :func:`error_summary`, ``val_rel_l2`` the seeds' mean
+        validation error at their selected epochs, ``n_params`` 0 for a no-learning
+        reference.
     """
     rows = []
     for (model, resolution), group in metrics.groupby(["model", "resolution"], sort=False):
-        errors = group["rel_l2"].to_numpy(dtype=float)
         paper = {int(k): v for k, v in published.get(model, {}).items()}
         rows.append(
             {
                 "key": model,
                 "model": group["label"].iloc[0],
                 "resolution": int(resolution),
-                "rel_l2_mean": errors.mean(),
-                "rel_l2_std": errors.std(ddof=1) if len(errors) > 1 else 0.0,
-                "n_seeds": len(errors),
+                **error_summary(group, f"{model} at s={resolution}"),
+                "val_rel_l2": validation_mean(group),
+                "n_params": int(group["n_params"].iloc[0]),
                 "published": paper.get(int(resolution), np.nan),
             }
         )
@@ -81,9 +140,8 @@ REGIME_COLUMNS = [
     "model",
     "regime",
     "n_train",
-    "rel_l2_mean",
-    "rel_l2_std",
-    "n_seeds",
+    *ERROR_COLUMNS,
+    "val_rel_l2",
     "n_params",
     "published",
 ]
@@ -101,7 +159,7 @@ def regimes_table(
     Parameters
     ----------
     metrics : pandas.DataFrame
-        Rows with :data:`METRIC_COLUMNS` plus ``regime`` (the regime key).
+        Per-sample rows with :data:`METRIC_COLUMNS` plus ``regime`` (the regime key).
     regimes : mapping
         ``{regime key: {"label": ..., "n_train": ...}}`` in table order.
     published : mapping
@@ -117,7 +175,6 @@ def regimes_table(
     """
     rows = []
     for (model, regime), group in metrics.groupby(["model", "regime"], sort=False):
-        errors = group["rel_l2"].to_numpy(dtype=float)
         rows.append(
             {
                 "key": model,
@@ -125,9 +182,8 @@ def regimes_table(
                 "model": group["label"].iloc[0],
                 "regime": regimes[regime].get("label", regime),
                 "n_train": int(regimes[regime]["n_train"]),
-                "rel_l2_mean": errors.mean(),
-                "rel_l2_std": errors.std(ddof=1) if len(errors) > 1 else 0.0,
-                "n_seeds": len(errors),
+                **error_summary(group, f"{model} in regime {regime}"),
+                "val_rel_l2": validation_mean(group),
                 "n_params": int(group["n_params"].iloc[0]),
                 "published": published.get(model, {}).get(regime, np.nan),
             }

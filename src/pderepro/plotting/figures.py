@@ -15,34 +15,33 @@ import xarray as xr
 from pderepro.plotting.style import apply_theme, legend_outside, save_figure
 
 
-def plot_error_vs_resolution(
-    metrics: pd.DataFrame, table: pd.DataFrame, *paths: str, title: str
-) -> None:
-    """Relative L2 error against resolution: ours (mean and seed band), published dashed.
+def plot_error_vs_resolution(table: pd.DataFrame, *paths: str, title: str) -> None:
+    """Relative L2 error against resolution: ours (seed mean with its 95% bootstrap
+    interval over test samples), no-learning references grey, published dashed.
 
     Parameters
     ----------
-    metrics : pandas.DataFrame
-        Per-run metrics (``label, resolution, seed, rel_l2``).
     table : pandas.DataFrame
-        The resolution table (its ``published`` column gives the dashed lines).
+        The resolution table (:data:`~pderepro.evaluation.tables.RESOLUTION_COLUMNS`),
+        models in table order; rows with ``n_params == 0`` are references.
     """
     apply_theme()
     fig, ax = plt.subplots(figsize=(6, 4))
-    labels = list(dict.fromkeys(metrics["label"]))
+    labels = list(dict.fromkeys(table["model"]))
     palette = dict(zip(labels, sns.color_palette(n_colors=len(labels)), strict=True))
-    sns.lineplot(
-        data=metrics,
-        x="resolution",
-        y="rel_l2",
-        hue="label",
-        hue_order=labels,
-        palette=palette,
-        errorbar=("pi", 100),
-        marker="o",
-        ax=ax,
-    )
-    for label, rows in table.dropna(subset=["published"]).groupby("model"):
+    for label, rows in table.groupby("model", sort=False):
+        reference = bool((rows["n_params"] == 0).all())
+        ax.errorbar(
+            rows["resolution"],
+            rows["rel_l2_mean"],
+            yerr=[rows["rel_l2_mean"] - rows["ci_low"], rows["ci_high"] - rows["rel_l2_mean"]],
+            marker="s" if reference else "o",
+            ls=":" if reference else "-",
+            color=palette[label],
+            capsize=3,
+            label=f"{label} (no learning)" if reference else label,
+        )
+    for label, rows in table.dropna(subset=["published"]).groupby("model", sort=False):
         ax.plot(
             rows["resolution"],
             rows["published"],
@@ -55,10 +54,10 @@ def plot_error_vs_resolution(
         xscale="log",
         yscale="log",
         xlabel="resolution s (grid points)",
-        ylabel="relative L2 error (test)",
+        ylabel="relative L2 error (test, 95% CI)",
         title=title,
     )
-    ax.set_xticks(sorted(metrics["resolution"].unique()))
+    ax.set_xticks(sorted(table["resolution"].unique()))
     ax.xaxis.set_major_formatter(plt.ScalarFormatter())
     ax.xaxis.set_minor_formatter(plt.NullFormatter())
     legend_outside(ax)

@@ -18,7 +18,7 @@ from pderepro.data.io import (
     write_netcdf,
 )
 from pderepro.data.preprocess import normalisation_stats, subsample
-from pderepro.data.provenance import provenance_attrs
+from pderepro.data.provenance import dataset_params, provenance_attrs
 
 # re-exported: workflow/rules/common.smk reads it from here
 from pderepro.data.scheduler import dask_scheduler
@@ -29,13 +29,6 @@ log = logging.getLogger(__name__)
 
 #: Bytes per stored value (float32 fields).
 _FLOAT32 = 4
-#: Keys of a file's ``params`` that say which part of a dataset it holds, not which dataset.
-_PART_KEYS = ("split", "start", "count", "n_samples", "resolution")
-
-
-def dataset_params(attrs: Mapping[str, Any]) -> dict[str, Any]:
-    """The dataset identity recorded in a file's ``params``, without the part it holds."""
-    return {k: v for k, v in json.loads(attrs["params"]).items() if k not in _PART_KEYS}
 
 
 def run_generate(
@@ -105,30 +98,38 @@ def _write_computed(ds: xr.Dataset, output: str, inputs: Sequence[str]) -> None:
 
 def run_preprocess(
     *,
-    raw_train: str,
-    raw_test: str,
+    raw: Mapping[str, str],
+    processed: Mapping[str, str],
     resolution: int,
-    out_train: str,
-    out_test: str,
     out_stats: str,
     threads: int = 1,
     chunk: int = 128,
 ) -> None:
-    """Subsample both splits to ``resolution`` with dask; statistics from train only."""
+    """Subsample every split to ``resolution`` with dask; statistics from train only.
+
+    Parameters
+    ----------
+    raw, processed : mapping
+        ``{split: path}`` of the merged raw splits and of their processed outputs (the
+        same splits, ``train`` among them).
+    """
+    if set(raw) != set(processed) or "train" not in raw:
+        raise ValueError(f"raw splits {sorted(raw)} and outputs {sorted(processed)} differ")
     with dask_scheduler(threads):
         splits = {}
-        for split, path in (("train", raw_train), ("test", raw_test)):
-            raw, layout = open_layout_netcdf(
+        for split, path in raw.items():
+            ds, layout = open_layout_netcdf(
                 path, chunks={"sample": chunk}, expect_attrs={"split": split}
             )
             try:
-                splits[split] = subsample(raw, resolution=resolution, grid=layout.grid)
+                splits[split] = subsample(ds, resolution=resolution, grid=layout.grid)
             except ValueError as err:
                 raise DataFileError(f"{path}: {err}") from None
-        if dataset_params(splits["train"].attrs) != dataset_params(splits["test"].attrs):
-            raise DataFileError(f"{raw_train} and {raw_test} come from different datasets")
-        for split, path, out in (("train", raw_train, out_train), ("test", raw_test, out_test)):
-            ds = splits[split]
+        train_params = dataset_params(splits["train"].attrs)
+        for split, ds in splits.items():
+            if dataset_params(ds.attrs) != train_params:
+                raise DataFileError(f"{raw['train']} and {raw[split]} come from different datasets")
+        for split, ds in splits.items():
             params = {**json.loads(ds.attrs["params"]), "resolution": resolution}
             ds.attrs.update(
                 provenance_attrs(
@@ -136,19 +137,19 @@ def run_preprocess(
                     rule="preprocess",
                     params=params,
                     seed=ds.attrs.get("seed"),
-                    input_files=[path],
+                    input_files=[raw[split]],
                     history=ds.attrs.get("history", ""),
                 )
             )
-            _write_computed(ds, out, [path])
-        train = open_netcdf(out_train, chunks={"sample": chunk})
+            _write_computed(ds, processed[split], [raw[split]])
+        train = open_netcdf(processed["train"], chunks={"sample": chunk})
         stats = normalisation_stats(train, layout)
         stats.attrs.update(
             provenance_attrs(
                 title=f"normalisation statistics, train split, resolution {resolution}",
                 rule="preprocess",
                 params={"resolution": resolution},
-                input_files=[out_train],
+                input_files=[processed["train"]],
             )
         )
         # ties the statistics to the very data they were computed from

@@ -21,7 +21,7 @@ from pderepro.data.io import (
     write_netcdf,
 )
 from pderepro.data.layouts import Layout, layout_of
-from pderepro.data.provenance import provenance_attrs
+from pderepro.data.provenance import dataset_params, provenance_attrs
 from pderepro.evaluation.baselines import BASELINES
 from pderepro.evaluation.metrics import relative_l2_numpy
 from pderepro.evaluation.predict import load_trained_model, predict
@@ -31,7 +31,7 @@ from pderepro.models.registry import build_model, count_parameters, effective_hp
 from pderepro.runtime import describe_device, select_device, set_threads
 from pderepro.training import distributed
 from pderepro.training.checkpoint import fingerprint, save_checkpoint
-from pderepro.training.loop import TrainingConfig, train
+from pderepro.training.loop import TrainingConfig, selected_epoch, train
 
 log = logging.getLogger(__name__)
 
@@ -87,6 +87,7 @@ def _load_stats(path: str, train: xr.Dataset) -> dict[str, float]:
 def run_train(
     *,
     train_path: str,
+    validation_path: str,
     stats_path: str,
     checkpoint: str,
     history: str,
@@ -100,14 +101,17 @@ def run_train(
 ) -> None:
     """Train one (model, resolution, seed) and write its checkpoint and history.
 
-    A killed job resumes from ``resume.pt`` beside the checkpoint when rerun with the
-    same configuration and data.
+    The checkpoint holds the weights of the epoch with the lowest validation error (the
+    validation split, never the test split), recorded as ``selected_epoch`` and
+    ``val_rel_l2`` in its metadata. A killed job resumes from ``resume.pt`` beside the
+    checkpoint when rerun with the same configuration and data.
     """
     cfg = TrainingConfig.from_mapping(training)
     rank, local_rank, world_size = distributed.world()
     if cfg.devices > 1 and world_size == 1:
         kwargs = dict(
             train_path=train_path,
+            validation_path=validation_path,
             stats_path=stats_path,
             checkpoint=checkpoint,
             history=history,
@@ -129,6 +133,11 @@ def run_train(
         distributed.init_process_group(device)
     torch.use_deterministic_algorithms(device.type == "cpu")
     inputs, targets, train_ds = _load_pairs(train_path, split="train", resolution=resolution)
+    val_inputs, val_targets, val_ds = _load_pairs(
+        validation_path, split="validation", resolution=resolution
+    )
+    if dataset_params(val_ds.attrs) != dataset_params(train_ds.attrs):
+        raise DataFileError(f"{validation_path} and {train_path} come from different datasets")
     stats = _load_stats(stats_path, train_ds)
     torch.manual_seed(seed)
     shapes = {"input_shape": list(inputs.shape[1:]), "target_shape": list(targets.shape[1:])}
@@ -153,7 +162,7 @@ def run_train(
         "seed": seed,
         "resolution": resolution,
         **shapes,
-        "data_fingerprint": fingerprint(inputs, targets),
+        "data_fingerprint": fingerprint(inputs, targets, val_inputs, val_targets),
     }
     log.info(
         "training %s at s=%d, seed %d, on %s (%d parameters)",
@@ -173,11 +182,17 @@ def run_train(
         device=device,
         identity=identity,
         resume_path=resume,
+        validation=(val_inputs, val_targets),
         rank=rank,
         world_size=world_size,
     )
     if rank != 0:  # rank 0 alone writes outputs
         return
+    chosen = selected_epoch(rows)
+    log.info(
+        "selected epoch %d of %d: validation relative L2 %.4g",
+        chosen, cfg.epochs, rows[chosen - 1]["val_rel_l2"],
+    )  # fmt: skip
     meta = {
         **identity,
         "label": spec.get("label", model),
@@ -185,6 +200,9 @@ def run_train(
         "n_params": n_params,
         "device": describe_device(device) + (f" x {world_size}" if world_size > 1 else ""),
         "epoch": cfg.epochs,
+        "selected_epoch": chosen,
+        "val_rel_l2": rows[chosen - 1]["val_rel_l2"],
+        "n_validation": len(val_inputs),
         "history": rows,
     }
     save_checkpoint(checkpoint, metadata=meta, model=wrapped.cpu().state_dict())
@@ -192,9 +210,14 @@ def run_train(
     resume.unlink(missing_ok=True)
 
 
-def _write_metrics(path: str, **row: Any) -> None:
-    frame = pd.DataFrame([row])[METRIC_COLUMNS]
-    atomic_write(path, lambda tmp: frame.to_csv(tmp, index=False, float_format="%.8g"))
+def _write_metrics(path: str, errors: np.ndarray, **run: Any) -> None:
+    """Per-sample metrics (:data:`METRIC_COLUMNS`): one row per test sample's error."""
+    if not np.isfinite(errors).all():
+        raise FloatingPointError(f"{path}: non-finite errors of {run['model']}")
+    frame = pd.DataFrame({**run, "sample": np.arange(len(errors)), "rel_l2": errors})
+    atomic_write(
+        path, lambda tmp: frame[METRIC_COLUMNS].to_csv(tmp, index=False, float_format="%.8g")
+    )
 
 
 def _write_predictions(
@@ -235,7 +258,8 @@ def run_evaluate(
     seed: int,
     n_keep: int,
 ) -> None:
-    """Relative L2 error of a trained model on the test split; keeps a few predictions."""
+    """Relative L2 error of a trained model on each test sample, with the validation
+    error of the epoch it was selected at; keeps a few predictions."""
     net, meta = load_trained_model(
         checkpoint, expect={"study": study, "model": model, "resolution": resolution, "seed": seed}
     )
@@ -246,14 +270,15 @@ def run_evaluate(
         raise FloatingPointError(f"{checkpoint}: non-finite predictions on {test_path}")
     _write_metrics(
         metrics,
+        errors,
         study=study,
         model=model,
         label=meta["label"],
         resolution=resolution,
         seed=seed,
-        rel_l2=errors.mean(),
-        n_test=len(errors),
         n_params=meta["n_params"],
+        selected_epoch=meta.get("selected_epoch", np.nan),  # NaN: made without validation
+        val_rel_l2=meta.get("val_rel_l2", np.nan),
         device=meta["device"],
     )
     _write_predictions(test, pred, predictions, label=meta["label"], n_keep=n_keep)
@@ -287,14 +312,15 @@ def run_baseline(
     errors = relative_l2_numpy(pred, targets.numpy())
     _write_metrics(
         metrics,
+        errors,
         study=study,
         model=baseline,
         label=label,
         resolution=resolution,
         seed=0,
-        rel_l2=errors.mean(),
-        n_test=len(errors),
         n_params=0,
+        selected_epoch=np.nan,
+        val_rel_l2=np.nan,
         device="CPU (numpy)",
     )
     _write_predictions(test, pred, predictions, label=label, n_keep=n_keep)

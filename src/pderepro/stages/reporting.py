@@ -39,14 +39,11 @@ def run_table(
     write_table(table, csv, markdown, caption=f"published: {published.get('source', 'none')}")
 
 
-def run_plot_resolution(
-    *, metrics: Sequence[str], table: str, figures: Sequence[str], title: str
-) -> None:
-    """Figure of error against resolution from the evaluated metrics and the table."""
+def run_plot_resolution(*, table: str, figures: Sequence[str], title: str) -> None:
+    """Figure of error against resolution, with its intervals, from the table."""
     from pderepro.plotting.figures import plot_error_vs_resolution
 
-    frame = pd.concat([pd.read_csv(p) for p in metrics], ignore_index=True)
-    plot_error_vs_resolution(frame, pd.read_csv(table), *figures, title=title)
+    plot_error_vs_resolution(pd.read_csv(table), *figures, title=title)
 
 
 def run_plot_samples(*, predictions: Sequence[str], figures: Sequence[str], n_samples: int) -> None:

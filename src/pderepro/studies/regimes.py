@@ -32,7 +32,7 @@ from pderepro.studies.resolution import (
 )
 
 #: Regime keys that are the regime's science and sizes, copied into its dataset.
-REGIME_DATASET_KEYS = ("viscosity", "t_final", "n_train", "n_test")
+REGIME_DATASET_KEYS = ("viscosity", "t_final", "n_train", "n_validation", "n_test")
 
 
 def run_regimes(study: Mapping[str, Any]) -> list[str]:
@@ -87,6 +87,7 @@ def superresolution_dataset(study: Mapping[str, Any]) -> dict[str, Any]:
         "t_final": regime["t_final"],
         "records_per_time": base["records_per_time"] * sr["time_factor"],
         "n_train": 1,  # unused: only the test split is made
+        "n_validation": 1,
         "n_test": sr["n_test"],
     }
 
@@ -97,7 +98,7 @@ class RegimesKind(StudyKind):
     preset_keys = {
         "dataset": {"base_resolution", "shard_size", "time_step"},
         # per regime: which run, their sample counts and horizon
-        "regimes": {"run", "n_train", "n_test", "t_final"},
+        "regimes": {"run", "n_train", "n_validation", "n_test", "t_final"},
         # which trained regime super-resolution reuses (one the preset runs), its samples
         "superresolution": {"regime", "n_test"},
         "resolutions": None,

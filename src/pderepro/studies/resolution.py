@@ -29,9 +29,9 @@ from pderepro.studies.base import (
 )
 
 #: Splits of a dataset made by the generate and merge rules.
-SPLITS = ("train", "test")
+SPLITS = ("train", "validation", "test")
 #: Keys of a dataset config that are sizes (set by the preset), not science.
-DATASET_SIZES = ("n_train", "n_test", "shard_size")
+DATASET_SIZES = ("n_train", "n_validation", "n_test", "shard_size")
 #: FNO-1D training: about 7.4e-9 s per sample, grid value and epoch on one CPU core.
 TRAIN_1D_S_PER_VALUE_EPOCH = 7.4e-9
 #: 2-D models (FNO-2D/3D, U-Net, ResNet): about 1e-5 s per sample, value and epoch.
@@ -83,7 +83,7 @@ class ResolutionKind(StudyKind):
     name = "resolution"
     schema_def = "resolution_study"
     preset_keys = {
-        "dataset": {"base_resolution", "n_train", "n_test", "shard_size", "time_step"},
+        "dataset": {"base_resolution", "shard_size", "time_step", *DATASET_SIZES},
         "resolutions": None,
         "training": set(TRAINING_BUDGET_KEYS),
     }
@@ -110,10 +110,13 @@ class ResolutionKind(StudyKind):
         dataset, training = study["dataset"], study["training"]
         caption = (
             f"Relative L2 test error of each model at each resolution s: mean and standard "
-            f"deviation over {training['seeds']} training seed(s), beside the no-learning "
-            f"reference rows. Ours: preset {preset}, N = {dataset['n_train']} training and "
-            f"{dataset['n_test']} test samples solved at {dataset['base_resolution']} points "
-            f"per side, {training['epochs']} epochs. {published_caption(study['published'])}"
+            f"deviation over {training['seeds']} training seed(s), the 95% bootstrap "
+            f"interval over test samples (ci_low, ci_high), and the validation error of the "
+            f"epoch each run kept (val_rel_l2), beside the no-learning reference rows "
+            f"(n_params 0). Ours: preset {preset}, N = {dataset['n_train']} training, "
+            f"{dataset['n_validation']} validation and {dataset['n_test']} test samples "
+            f"solved at {dataset['base_resolution']} points per side, {training['epochs']} "
+            f"epochs. {published_caption(study['published'])}"
         )
         return SummarySection(
             title=study["title"],
@@ -222,12 +225,16 @@ def shard_files(plan, dataset: str, split: str, **_: Any) -> list[str]:
 
 
 def processed(plan, study: str, res: str, name: str) -> str:
-    """Path of a processed file (train.nc, test.nc, stats.nc) of a unit's dataset."""
+    """Path of a processed file (train.nc, validation.nc, test.nc, stats.nc) of a unit's dataset."""
     return f"data/processed/{plan.units[study]['dataset']['name']}/res{res}/{name}"
 
 
 def processed_train(plan, study: str, res: str, **_: Any) -> str:
     return processed(plan, study, res, "train.nc")
+
+
+def processed_validation(plan, study: str, res: str, **_: Any) -> str:
+    return processed(plan, study, res, "validation.nc")
 
 
 def processed_test(plan, study: str, res: str, **_: Any) -> str:

@@ -1,4 +1,6 @@
-"""A small explicit training loop with resumable, self-describing checkpoints."""
+"""A small explicit training loop with resumable, self-describing checkpoints, and
+checkpoint selection on a validation split (the weights of the epoch with the lowest
+validation loss are the ones kept)."""
 
 from __future__ import annotations
 
@@ -25,6 +27,34 @@ log = logging.getLogger(__name__)
 #: :data:`~pderepro.training.losses.LOSSES` (per-sample
 #: losses ``(batch, *grid) -> (batch,)``, summed over a batch as the paper does).
 HISTORY_COLUMNS = {"relative_l2": "train_rel_l2", "mse": "train_mse"}
+#: Column of the history that records the validation loss (per-sample mean).
+VALIDATION_COLUMNS = {"relative_l2": "val_rel_l2", "mse": "val_mse"}
+#: Validation samples per forward pass.
+VALIDATION_BATCH = 32
+
+
+def selected_epoch(history: list[dict[str, float]]) -> int | None:
+    """The epoch whose weights a run keeps: the first with the lowest validation loss
+    (``None`` when the history has no validation column: then the last epoch's)."""
+    column = next((c for c in VALIDATION_COLUMNS.values() if history and c in history[0]), None)
+    if column is None:
+        return None
+    best = min(history, key=lambda row: row[column])
+    return int(best["epoch"])
+
+
+@torch.no_grad()
+def validation_loss(
+    model: torch.nn.Module, inputs: torch.Tensor, targets: torch.Tensor, loss: str
+) -> float:
+    """Mean per-sample ``loss`` of ``model`` on validation pairs ``(N, *grid)`` (already
+    on the model's device), in evaluation mode and in float32."""
+    model.eval()
+    total = 0.0
+    for first in range(0, len(inputs), VALIDATION_BATCH):
+        batch = slice(first, first + VALIDATION_BATCH)
+        total += LOSSES[loss](model(inputs[batch]).float(), targets[batch]).sum().item()
+    return total / len(inputs)
 
 
 class TrainingDivergedError(RuntimeError):
@@ -134,11 +164,16 @@ def train(
     device: torch.device,
     identity: dict[str, Any],
     resume_path: str | Path,
+    validation: tuple[torch.Tensor, torch.Tensor] | None = None,
     progress: bool = True,
     rank: int = 0,
     world_size: int = 1,
 ) -> list[dict[str, float]]:
     """Train ``model`` in place with Adam and ``cfg.loss``, resuming when possible.
+
+    With ``validation`` pairs, the loss on them is measured after every epoch and the
+    model ends with the weights of the epoch where it was lowest (:func:`selected_epoch`);
+    without, with the last epoch's.
 
     Parameters
     ----------
@@ -157,6 +192,9 @@ def train(
         fingerprint); a checkpoint at ``resume_path`` is used only if it matches.
     resume_path : path
         Resumable checkpoint, written every ``cfg.checkpoint_every`` epochs (by rank 0).
+    validation : tuple of torch.Tensor, optional
+        Validation inputs and targets ``(N_val, *grid)`` in physical units, float32;
+        every rank scores all of them (the weights are the same on every rank).
     rank, world_size : int
         Position in a DistributedDataParallel group (initialised by the caller). Each
         rank takes every ``world_size``-th sample of each global batch and its loss is
@@ -166,7 +204,8 @@ def train(
     Returns
     -------
     list of dict
-        One row per epoch: ``epoch, train_rel_l2`` (or ``train_mse``), ``lr, seconds``.
+        One row per epoch: ``epoch, train_rel_l2`` (or ``train_mse``), with validation
+        ``val_rel_l2`` (or ``val_mse``), ``lr, seconds``.
     """
     resume_path = Path(resume_path)
     model.to(device)
@@ -177,6 +216,7 @@ def train(
     shuffle = torch.Generator().manual_seed(seed)
     history: list[dict[str, float]] = []
     start_epoch = 0
+    best_state: dict[str, torch.Tensor] | None = None  # weights of the selected epoch (CPU)
     saved = _resume_state(resume_path, identity)
     if saved is not None:
         model.load_state_dict(saved["model"])
@@ -185,9 +225,12 @@ def train(
         shuffle.set_state(saved["rng"])
         history = saved["metadata"]["history"]
         start_epoch = saved["metadata"]["epoch"]
+        best_state = saved.get("best_model")
         log.info("resuming from %s at epoch %d", resume_path, start_epoch)
 
     inputs, targets = inputs.to(device), targets.to(device)
+    if validation is not None:
+        validation = (validation[0].to(device), validation[1].to(device))
     n = inputs.shape[0]
     forward = model
     if world_size > 1:
@@ -226,12 +269,18 @@ def train(
             )
         lr = optimizer.param_groups[0]["lr"]
         scheduler.step()
-        row = {
-            "epoch": epoch + 1,
-            loss_key: total / n,
-            "lr": lr,
-            "seconds": time.perf_counter() - tic,
-        }
+        row = {"epoch": epoch + 1, loss_key: total / n}
+        if validation is not None:
+            val_key = VALIDATION_COLUMNS[cfg.loss]
+            row[val_key] = validation_loss(model, *validation, cfg.loss)
+            if not math.isfinite(row[val_key]):
+                raise TrainingDivergedError(
+                    f"validation loss is {row[val_key]} at epoch {epoch + 1}; lower "
+                    "training.learning_rate"
+                )
+            if selected_epoch([*history, row]) == epoch + 1:
+                best_state = {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
+        row.update(lr=lr, seconds=time.perf_counter() - tic)
         history.append(row)
         bar.set_postfix(loss=f"{row[loss_key]:.3e}", lr=f"{lr:.1e}", refresh=False)
         log.debug("epoch %d: %s", epoch + 1, row)
@@ -244,6 +293,10 @@ def train(
                 optimizer=optimizer.state_dict(),
                 scheduler=scheduler.state_dict(),
                 rng=shuffle.get_state(),
+                **({"best_model": best_state} if best_state is not None else {}),
             )
     bar.close()
+    if best_state is not None:
+        model.load_state_dict(best_state)
+        log.info("kept the weights of epoch %d (lowest validation loss)", selected_epoch(history))
     return history
