@@ -20,10 +20,10 @@ from pderepro.solvers.darcy import (
 )
 from pderepro.solvers.darcy_verification import (
     FD5_ORDER,
-    INTERFACE_CASE,
-    INTERFACE_ORDER,
+    INTERFACE_ORDERS,
     SMOOTH_CASE,
     darcy_convergence,
+    interface_case,
     manufactured_interface,
 )
 from pderepro.solvers.verification import COLUMNS
@@ -227,15 +227,26 @@ def test_convergence_second_order_smooth():
     assert abs(orders[-1] - FD5_ORDER) < 0.1
 
 
-def test_convergence_interface_second_order():
-    # Harmonic face means: 1.93, 1.97, 1.99 here; arithmetic ones gave 0.72, 0.88, 0.94.
+def test_convergence_interface_order_by_face_mean():
+    # harmonic faces: 1.93, 1.97, 1.99 here; arithmetic ones 0.72, 0.88, 0.94
     table = darcy_convergence((9,), interface_resolutions=(16, 32, 64, 128))
-    rows = table[table["case"] == INTERFACE_CASE]
-    assert len(rows) == 4
-    assert rows["max_abs_error"].is_monotonic_decreasing
-    orders = rows["observed_order"].to_numpy()
-    assert np.all((orders[1:] > 1.8) & (orders[1:] < 2.2)), orders
-    assert abs(orders[-1] - INTERFACE_ORDER) < 0.1
+    for face_mean, order in INTERFACE_ORDERS.items():
+        rows = table[table["case"] == interface_case(face_mean)]
+        assert len(rows) == 4
+        assert rows["max_abs_error"].is_monotonic_decreasing
+        orders = rows["observed_order"].to_numpy()
+        assert abs(orders[-1] - order) < 0.1, (face_mean, orders)
+    harmonic = table[table["case"] == interface_case("harmonic")]["observed_order"].to_numpy()
+    assert np.all((harmonic[1:] > 1.8) & (harmonic[1:] < 2.2)), harmonic
+
+
+def test_arithmetic_faces_are_the_mean_of_the_two_vertices():
+    a = np.array([[1.0, 1.0, 1.0], [1.0, 3.0, 1.0], [1.0, 1.0, 1.0]])
+    single = darcy_operator(a, 1.0, "arithmetic").toarray()  # one unknown, four faces
+    assert single[0, 0] == pytest.approx(4 * (3.0 + 1.0) / 2)
+    assert darcy_operator(a, 1.0).toarray()[0, 0] == pytest.approx(4 * 2 * 3.0 / (3.0 + 1.0))
+    with pytest.raises(ValueError, match="face_mean"):
+        DarcyProblem(resolution=5, face_mean="geometric")
 
 
 def test_interface_solution_continuous_flux():

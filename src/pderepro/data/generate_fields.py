@@ -27,7 +27,8 @@ NS_BATCH = 20
 
 
 def darcy_problem(cfg: Mapping[str, Any]) -> DarcyProblem:
-    """The :class:`DarcyProblem` of a dataset config (``psi``, ``forcing``, ``grf``)."""
+    """The :class:`DarcyProblem` of a dataset config (``psi``, ``forcing``, ``grf``,
+    ``face_mean``)."""
     grf = cfg["grf"]
     return DarcyProblem(
         resolution=cfg["base_resolution"],
@@ -37,6 +38,7 @@ def darcy_problem(cfg: Mapping[str, Any]) -> DarcyProblem:
         grf_shift=grf["shift"],
         grf_exponent=grf["exponent"],
         grf_scale=grf["scale"],
+        face_mean=cfg["face_mean"],
     )
 
 
@@ -48,8 +50,8 @@ def generate_darcy(
     Parameters
     ----------
     cfg : mapping
-        The dataset config: ``base_resolution, psi_high, psi_low, forcing, seed`` and
-        ``grf: {scale, shift, exponent}``.
+        The dataset config: ``base_resolution, psi_high, psi_low, forcing, face_mean,
+        seed`` and ``grf: {scale, shift, exponent}``.
     split : str
         ``train`` or ``test``; part of every sample's seed.
     start, count : int

@@ -8,12 +8,14 @@ under zero-Neumann boundary conditions (a cosine series) and ``psi`` a two-value
 
 Arrays are vertex values on the grid ``x_i = i h``, ``y_j = j h``, ``h = 1 / (s - 1)``, boundary
 included, indexed ``[..., i, j]`` (axis -2 is ``x``, axis -1 is ``y``). The discretisation is the
-conservative 5-point scheme with face coefficients the harmonic mean ``2 a1 a2 / (a1 + a2)`` of
-the two neighbouring vertex values: where ``a`` jumps midway between two vertices, as the
-thresholded ``psi(g)`` does, that is the coefficient which passes a constant flux between them
-exactly (the two half-cells act as resistances ``h / (2 a1)`` and ``h / (2 a2)`` in series),
-whereas the arithmetic mean overstates it and costs first-order accuracy. Each sample's sparse
-system is solved with SuperLU.
+conservative 5-point scheme; each sample's sparse system is solved with SuperLU. Its face
+coefficients are, by default, the harmonic mean ``2 a1 a2 / (a1 + a2)`` of the two neighbouring
+vertex values: where ``a`` jumps midway between two vertices, as the thresholded ``psi(g)``
+does, that is the coefficient which passes a constant flux between them exactly (the two
+half-cells act as resistances ``h / (2 a1)`` and ``h / (2 a2)`` in series), whereas the
+arithmetic mean ``(a1 + a2) / 2`` overstates it and costs first-order accuracy. The arithmetic
+mean stays available (``face_mean``) because the FNO authors' published generator uses it
+(on a coefficient spline-interpolated to the vertices): data meant to match the paper's use it.
 """
 
 from __future__ import annotations
@@ -60,6 +62,13 @@ def _check_grf(shift: float, exponent: float, scale: float) -> None:
     _check_positive("grf scale", scale)
 
 
+#: Face coefficient from the two vertex values ``a1, a2`` it separates (units of ``a``).
+FACE_MEANS = {
+    "harmonic": lambda a1, a2: 2.0 * a1 * a2 / (a1 + a2),
+    "arithmetic": lambda a1, a2: 0.5 * (a1 + a2),
+}
+
+
 @dataclass(frozen=True)
 class DarcyProblem:
     """Parameters of the Darcy benchmark on the unit square.
@@ -79,6 +88,9 @@ class DarcyProblem:
     grf_scale : float
         Overall variance factor (units of ``g^2`` * length^(-2 alpha)); it does not change the
         sign of ``g``, hence not ``a``.
+    face_mean : str
+        How a face coefficient is made from its two vertex values: ``harmonic`` or
+        ``arithmetic`` (see :data:`FACE_MEANS`).
     """
 
     resolution: int = 421
@@ -88,8 +100,13 @@ class DarcyProblem:
     grf_shift: float = 9.0
     grf_exponent: float = 2.0
     grf_scale: float = 1.0
+    face_mean: str = "harmonic"
 
     def __post_init__(self) -> None:
+        if self.face_mean not in FACE_MEANS:
+            raise ValueError(
+                f"face_mean must be one of {sorted(FACE_MEANS)}, got {self.face_mean!r}"
+            )
         _check_int("resolution", self.resolution, 3)
         _check_positive("psi_high", self.psi_high)
         _check_positive("psi_low", self.psi_low)
@@ -219,18 +236,13 @@ def coefficient_from_field(g: np.ndarray, problem: DarcyProblem) -> np.ndarray:
     return np.where(g >= 0, float(problem.psi_high), float(problem.psi_low))
 
 
-def _harmonic_mean(a1: np.ndarray, a2: np.ndarray) -> np.ndarray:
-    """Elementwise ``2 a1 a2 / (a1 + a2)`` of positive arrays (units of ``a``)."""
-    return 2.0 * a1 * a2 / (a1 + a2)
-
-
-def darcy_operator(a: np.ndarray, h: float) -> sp.csr_matrix:
+def darcy_operator(a: np.ndarray, h: float, face_mean: str = "harmonic") -> sp.csr_matrix:
     """Matrix of the 5-point ``-div(a grad .)`` on the interior vertices, Dirichlet boundary.
 
     Unknowns are the interior vertices ``(i, j)``, ``1 <= i, j <= s - 2``, in C order (row
     ``p = (i - 1) (s - 2) + (j - 1)``). Row ``p`` reads
     ``(a_E (u_p - u_E) + a_W (u_p - u_W) + a_N (u_p - u_N) + a_S (u_p - u_S)) / h^2`` with face
-    coefficients the harmonic means of the two vertex values they separate, such as
+    coefficients a mean of the two vertex values they separate, such as the harmonic
     ``a_E = 2 a[i, j] a[i + 1, j] / (a[i, j] + a[i + 1, j])``; boundary neighbours are zero and
     drop out. The matrix is symmetric, and positive definite for positive ``a``.
 
@@ -241,6 +253,8 @@ def darcy_operator(a: np.ndarray, h: float) -> sp.csr_matrix:
         boundary included.
     h : float
         Grid spacing (length units).
+    face_mean : str
+        ``harmonic`` or ``arithmetic`` (:data:`FACE_MEANS`).
 
     Returns
     -------
@@ -249,8 +263,9 @@ def darcy_operator(a: np.ndarray, h: float) -> sp.csr_matrix:
     """
     s = a.shape[-1]
     m = s - 2
-    ax = _harmonic_mean(a[1:, :], a[:-1, :])  # (s-1, s): face between (i, j) and (i+1, j)
-    ay = _harmonic_mean(a[:, 1:], a[:, :-1])  # (s, s-1): face between (i, j) and (i, j+1)
+    mean = FACE_MEANS[face_mean]
+    ax = mean(a[1:, :], a[:-1, :])  # (s-1, s): face between (i, j) and (i+1, j)
+    ay = mean(a[:, 1:], a[:, :-1])  # (s, s-1): face between (i, j) and (i, j+1)
     east, west = ax[1:, 1:-1], ax[:-1, 1:-1]  # (m, m)
     north, south = ay[1:-1, 1:], ay[1:-1, :-1]  # (m, m)
 
@@ -315,7 +330,7 @@ def solve_darcy(
 
     u = np.zeros_like(a3)
     for n in range(a3.shape[0]):
-        matrix = darcy_operator(a3[n], problem.h)
+        matrix = darcy_operator(a3[n], problem.h, problem.face_mean)
         # The matrix is symmetric, so its CSR arrays are also its CSC arrays (no conversion).
         # Minimum degree on A^T + A and no pivoting (safe: symmetric positive definite) roughly
         # halve SuperLU's fill and time against the default COLAMD ordering.
