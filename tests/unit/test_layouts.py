@@ -24,7 +24,7 @@ TINY = {
         {
             "name": "darcy", "solver": "darcy", "psi_high": 12.0, "psi_low": 3.0,
             "forcing": 1.0, "grf": {"scale": 1.0, "shift": 9.0, "exponent": 2.0},
-            "base_resolution": 9, "seed": 5,
+            "base_resolution": 9, "seed": 5, "face_mean": "arithmetic",
         },
     ),
     "navier_stokes": (

@@ -48,7 +48,9 @@ def test_paper_plan_has_the_papers_sizes():
     # no-learning references: Burgers heat at 6 resolutions, Darcy training mean at 4,
     # Navier-Stokes persistence, linear extrapolation and training mean in 4 regimes
     assert counts["evaluate_baseline"] == 6 + 4 + 3 * 4
-    assert sum(counts.values()) == 1010  # with rule all
+    # the solver timed at every training resolution, one cost table per trained study
+    assert counts["time_solver"] == 6 + 4 + 4 and counts["cost_table"] == 3
+    assert sum(counts.values()) == 1027  # with rule all
 
 
 @pytest.mark.parametrize(

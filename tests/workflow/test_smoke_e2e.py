@@ -11,6 +11,7 @@ import pytest
 import xarray as xr
 import yaml
 
+from pderepro.evaluation.cost import COST_COLUMNS, SOLVER_LABEL
 from pderepro.evaluation.tables import REGIME_COLUMNS, RESOLUTION_COLUMNS
 from tests.workflow.helpers import copy_workflow, planned_jobs, snakemake
 
@@ -30,6 +31,13 @@ def test_tables_hold_finite_numbers(smoke_run):
     assert set(table["model"]) == {"FNO", "FCN", "PCANN", "heat equation (no learning)"}
     assert table["rel_l2_mean"].map(math.isfinite).all()
     assert (table["rel_l2_mean"] > 0).all()
+    cost = pd.read_csv(smoke_run / f"{STUDY}/tables/cost.csv")
+    assert list(cost.columns) == COST_COLUMNS
+    assert set(cost["model"]) == {"FNO", "FCN", "PCANN", SOLVER_LABEL}
+    assert (cost["solver_s_per_sample"] > 0).all()
+    learned = cost[cost["model"] != SOLVER_LABEL]
+    assert (learned[["data_s_per_sample", "train_s", "inference_s_per_sample"]] > 0).all().all()
+    assert (learned["breakeven_queries"] > 0).all()
     validation = pd.read_csv(smoke_run / "results/validation/solvers.csv")
     assert validation["max_abs_error"].map(math.isfinite).all()
 

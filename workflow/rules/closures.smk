@@ -2,6 +2,8 @@
 # online (coupled) evaluation -> tables and figures.
 
 
+# Global from here on: every rule in a file included after this one sees these (rules
+# there that take a {study} set their own constraint).
 wildcard_constraints:
     setup=r"[A-Za-z0-9_]+",
     role="|".join(closures.ROLES),

@@ -14,4 +14,5 @@ run_evaluate(
     resolution=int(snakemake.wildcards.res),
     seed=int(snakemake.wildcards.seed),
     n_keep=snakemake.params.n_keep,
+    threads=snakemake.threads,
 )

@@ -27,6 +27,8 @@ METRIC_COLUMNS = [
     "selected_epoch",
     "val_rel_l2",
     "device",
+    "inference_s_per_sample",
+    "inference_device",
 ]
 #: Columns the aggregation of per-sample errors adds to a table (see :func:`error_summary`).
 ERROR_COLUMNS = ["rel_l2_mean", "rel_l2_std", "ci_low", "ci_high", "n_seeds", "n_test"]

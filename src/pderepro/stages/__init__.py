@@ -22,6 +22,7 @@ from typing import Any
 _STAGE_MODULES = {
     "run_baseline": "learning",
     "run_closure_tables": "reporting",
+    "run_cost_table": "cost",
     "run_coarse_grain": "closures",
     "run_evaluate": "learning",
     "run_evaluate_superresolution": "regimes",
@@ -40,6 +41,7 @@ _STAGE_MODULES = {
     "run_regimes_table": "regimes",
     "run_results_page": "reporting",
     "run_summary": "reporting",
+    "run_time_solver": "cost",
     "run_table": "reporting",
     "run_train": "learning",
     "run_truth_floor": "online",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -257,14 +258,21 @@ def run_evaluate(
     resolution: int,
     seed: int,
     n_keep: int,
+    threads: int = 1,
 ) -> None:
     """Relative L2 error of a trained model on each test sample, with the validation
-    error of the epoch it was selected at; keeps a few predictions."""
+    error of the epoch it was selected at and the inference time per sample (on the CPU
+    with ``threads`` threads, batches of 100, after one warm-up call); keeps a few
+    predictions."""
+    set_threads(threads)
     net, meta = load_trained_model(
         checkpoint, expect={"study": study, "model": model, "resolution": resolution, "seed": seed}
     )
     inputs, targets, test = _load_pairs(test_path, split="test", resolution=resolution)
+    predict(net, inputs[:1])  # warm-up: allocations and kernels of the first call
+    tic = time.perf_counter()
     pred = predict(net, inputs).numpy()
+    inference_s = (time.perf_counter() - tic) / len(inputs)
     errors = relative_l2_numpy(pred, targets.numpy())
     if not np.isfinite(errors).all():
         raise FloatingPointError(f"{checkpoint}: non-finite predictions on {test_path}")
@@ -280,6 +288,8 @@ def run_evaluate(
         selected_epoch=meta.get("selected_epoch", np.nan),  # NaN: made without validation
         val_rel_l2=meta.get("val_rel_l2", np.nan),
         device=meta["device"],
+        inference_s_per_sample=inference_s,
+        inference_device=f"{describe_device(torch.device('cpu'))} x {torch.get_num_threads()}",
     )
     _write_predictions(test, pred, predictions, label=meta["label"], n_keep=n_keep)
 
@@ -322,5 +332,7 @@ def run_baseline(
         selected_epoch=np.nan,
         val_rel_l2=np.nan,
         device="CPU (numpy)",
+        inference_s_per_sample=np.nan,  # not timed: the cost table compares surrogates
+        inference_device="",
     )
     _write_predictions(test, pred, predictions, label=label, n_keep=n_keep)

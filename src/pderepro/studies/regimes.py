@@ -23,6 +23,7 @@ from pderepro.studies.base import (
     table_files,
 )
 from pderepro.studies.resolution import (
+    COST_CAPTION,
     check_models_fit,
     dataset_benchmarks,
     dataset_jobs,
@@ -166,7 +167,7 @@ class RegimesKind(StudyKind):
 
     def targets(self, name: str, study: Mapping[str, Any]) -> list[str]:
         return [
-            *table_files(name, ["regimes"]),
+            *table_files(name, ["regimes", "cost"]),
             f"results/{name}/superresolution/metrics.csv",
             *figure_files(name, ["error_vs_time", "superresolution"]),
         ]
@@ -193,7 +194,9 @@ class RegimesKind(StudyKind):
         )
         return SummarySection(
             title=study["title"],
-            tables=[f"results/{name}/tables/{t}.md" for t in ("regimes", "superresolution")],
+            tables=[
+                f"results/{name}/tables/{t}.md" for t in ("regimes", "superresolution", "cost")
+            ],
             metrics=regime_metric_files_of(name, study),
             report_tables=[
                 {"path": f"results/{name}/tables/regimes.csv", "caption": regimes_caption},
@@ -201,6 +204,7 @@ class RegimesKind(StudyKind):
                     "path": f"results/{name}/superresolution/metrics.csv",
                     "caption": superres_caption,
                 },
+                {"path": f"results/{name}/tables/cost.csv", "caption": COST_CAPTION},
             ],
             figures=[
                 f"results/{name}/figures/{f}.png" for f in ("error_vs_time", "superresolution")
@@ -219,6 +223,7 @@ class RegimesKind(StudyKind):
             counts += unit_jobs(unit)
         return counts + Counter(
             regimes_table=1,
+            cost_table=1,
             plot_error_vs_time=1,
             evaluate_superresolution=1,
             plot_superresolution=1,

@@ -38,6 +38,17 @@ TRAIN_1D_S_PER_VALUE_EPOCH = 7.4e-9
 TRAIN_2D_S_PER_VALUE_EPOCH = 1e-5
 #: Activation floats per stored value of a batch during training.
 ACTIVATIONS_PER_VALUE = 200
+#: Caption of every cost table (results/<study>/tables/cost.csv).
+COST_CAPTION = (
+    "Wall time in seconds, per unit (regime), model and resolution: data_s_per_sample, the "
+    "generation jobs' time (process start included) over the samples they made; train_s, "
+    "one training job (mean over seeds); inference_s_per_sample, the surrogate on the test "
+    "split; solver_s_per_sample, the solver (initial condition and solve) on the "
+    "surrogate's grid; speedup, solver over surrogate per query; breakeven_queries, the "
+    "queries after which data (n_build_samples: train and validation) plus training plus "
+    "queries cost less than solving each query (inf: never). The devices are beside each "
+    "figure; the solver rows are the no-learning reference."
+)
 
 
 def model_training(study: Mapping[str, Any], model: str) -> dict[str, Any]:
@@ -102,7 +113,7 @@ class ResolutionKind(StudyKind):
         return {name: dict(study)}
 
     def targets(self, name: str, study: Mapping[str, Any]) -> list[str]:
-        return table_files(name, ["resolution"]) + figure_files(
+        return table_files(name, ["resolution", "cost"]) + figure_files(
             name, ["error_vs_resolution", "samples"]
         )
 
@@ -120,9 +131,12 @@ class ResolutionKind(StudyKind):
         )
         return SummarySection(
             title=study["title"],
-            tables=[f"results/{name}/tables/resolution.md"],
+            tables=[f"results/{name}/tables/{t}.md" for t in ("resolution", "cost")],
             metrics=unit_metric_files(name, study),
-            report_tables=[{"path": f"results/{name}/tables/resolution.csv", "caption": caption}],
+            report_tables=[
+                {"path": f"results/{name}/tables/resolution.csv", "caption": caption},
+                {"path": f"results/{name}/tables/cost.csv", "caption": COST_CAPTION},
+            ],
             figures=[f"results/{name}/figures/{f}.png" for f in ("error_vs_resolution", "samples")],
         )
 
@@ -130,7 +144,9 @@ class ResolutionKind(StudyKind):
         return unit_benchmarks(name, study)
 
     def jobs(self, name: str, study: Mapping[str, Any]) -> Counter[str]:
-        return unit_jobs(study) + Counter(make_table=1, plot_resolution=1, plot_samples=1)
+        return unit_jobs(study) + Counter(
+            make_table=1, cost_table=1, plot_resolution=1, plot_samples=1
+        )
 
 
 KIND = ResolutionKind()
@@ -175,6 +191,7 @@ def unit_jobs(unit: Mapping[str, Any]) -> Counter[str]:
     runs = len(unit["models"]) * resolutions * unit["training"]["seeds"]
     return dataset_jobs(unit["dataset"]) + Counter(
         preprocess=resolutions,
+        time_solver=resolutions,
         train_model=runs,
         evaluate_model=runs,
         evaluate_baseline=len(unit["baselines"]) * resolutions,
@@ -343,3 +360,56 @@ def train_runtime(plan, study: str, model: str, res: str, **_: Any) -> int:
 def train_devices(plan, study: str, model: str, **_: Any) -> int:
     """GPUs (or CPU processes) of a training job: its ``training.devices``."""
     return model_training(plan.units[study], model)["devices"]
+
+
+# ---- cost table (every kind whose units train surrogates) --------------------------------
+
+
+def cost_units(plan, study: str) -> dict[str, dict[str, Any]]:
+    """Per unit of a study, the files of its cost table (see
+    :func:`pderepro.stages.cost.run_cost_table`)."""
+    units = plan.kind(study).units(study, plan.studies[study])
+    out = {}
+    for name, unit in units.items():
+        dataset = unit["dataset"]
+        runs = [
+            {
+                "benchmark": BENCHMARKS["train_model"].format(
+                    study=name, model=model, res=res, seed=seed
+                ),
+                "metrics": f"results/{name}/metrics/{model}/res{res}/seed{seed}.csv",
+            }
+            for model in unit["models"]
+            for res in unit["resolutions"]
+            for seed in range(unit["training"]["seeds"])
+        ]
+        out[name] = {
+            "generate": dataset_benchmarks(dataset),
+            "n_generated": sum(dataset[f"n_{split}"] for split in SPLITS),
+            "n_build": dataset["n_train"] + dataset["n_validation"],
+            "runs": runs,
+            "solver": [f"results/{name}/cost/solver_res{res}.csv" for res in unit["resolutions"]],
+        }
+    return out
+
+
+def cost_table_inputs(plan, study: str, **_: Any) -> list[str]:
+    files = []
+    for unit in cost_units(plan, study).values():
+        files += unit["generate"] + unit["solver"]
+        files += [f for run in unit["runs"] for f in (run["benchmark"], run["metrics"])]
+    return files
+
+
+def cost_table_params(plan, study: str, **_: Any) -> dict[str, Any]:
+    cfg = plan.studies[study]
+    return {
+        "units": cost_units(plan, study),
+        "model_order": list(cfg["models"]),
+        "caption": COST_CAPTION,
+    }
+
+
+def solver_timing_dataset(plan, study: str, **_: Any) -> dict[str, Any]:
+    """The science of a unit's dataset, for timing its solver."""
+    return dataset_science(plan, plan.units[study]["dataset"]["name"])

@@ -1,0 +1,36 @@
+# What each surrogate costs: the solver timed at the surrogate's resolution, and a cost
+# table per study with the break-even number of queries.
+
+
+rule time_solver:
+    output:
+        "results/{study}/cost/solver_res{res}.csv",
+    log:
+        "results/logs/time_solver/{study}/res{res}.log",
+    wildcard_constraints:
+        study=matching(PLAN.units),
+    conda:
+        ENV
+    threads: 1
+    params:
+        dataset=from_plan(resolution.solver_timing_dataset),
+    script:
+        "../scripts/time_solver.py"
+
+
+rule cost_table:
+    input:
+        from_plan(resolution.cost_table_inputs),
+    output:
+        csv="results/{study}/tables/cost.csv",
+        markdown="results/{study}/tables/cost.md",
+    log:
+        "results/logs/cost_table/{study}.log",
+    wildcard_constraints:
+        study=matching([*PLAN.of_kind("resolution"), *PLAN.of_kind("regimes")]),
+    conda:
+        ENV
+    params:
+        table=from_plan(resolution.cost_table_params),
+    script:
+        "../scripts/cost_table.py"
