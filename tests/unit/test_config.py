@@ -127,12 +127,31 @@ def test_a_preset_may_not_set_a_regimes_science(tmp_path):
         (("models.fno3d.hparams.time_padding", 0), "modes_time"),
         (("dataset.grf.exponent", -1.0), "exponent"),
         (("published.values.fno3d.nu1e-6", 0.01), "published.values.fno3d.nu1e-6"),
+        (("published.unverified.fno3d", ["nu1e-6"]), "published.unverified.fno3d"),
+        (("published.unverified.tfnet", ["nu1e-4"]), "published.unverified.tfnet"),
+        (("published.regimes.nu1e-3.n_trian", 1000), "published.regimes.nu1e-3.n_trian"),
+        (("published.regimes.nu1e-3.t_final", 0), "published.regimes.nu1e-3.t_final"),
+        (("published.regimes.nu1e-6", {"n_train": 1, "t_final": 1.0}), "published.regimes.nu1e-6"),
     ],
 )
 def test_bad_regimes_studies_fail_naming_the_key(tmp_path, edit, key):
     config_dir = _study_dir(tmp_path, _set(*edit), name="fno_navier_stokes")
     with pytest.raises(ConfigError, match=key):
         resolve(BASE, config_dir=config_dir)
+
+
+def test_a_published_regime_needs_the_papers_n_and_t(tmp_path):
+    config_dir = _study_dir(
+        tmp_path, lambda study: study["published"]["regimes"].pop("nu1e-5"), "fno_navier_stokes"
+    )
+    with pytest.raises(ConfigError, match=r"published\.regimes\.nu1e-5': required"):
+        resolve(BASE, config_dir=config_dir)
+
+
+def test_published_values_need_a_source_and_the_papers_n(tmp_path):
+    config_dir = _study_dir(tmp_path, lambda study: study["published"].pop("n_train"))
+    with pytest.raises(ConfigError, match=r"study\.fno_burgers\.published.*'n_train'"):
+        resolve(copy.deepcopy(BASE), config_dir=config_dir)
 
 
 def test_darcy_resolutions_must_be_vertex_subsamples(tmp_path):
@@ -213,6 +232,13 @@ STUDY_EDITS = [
     ("dataset.grf.scale", "big", "dataset.grf.scale"),
     ("published.values.fnoo", {256: 0.1}, "published.values.fnoo"),
     ("published.values.fno.256", -0.0149, "published.values.fno.256"),
+    ("published.values.fno.256", None, "published.values.fno.256"),  # no number
+    ("published.values.fno.256", {"verified": False}, "published.values.fno.256"),
+    ("published.verified", {"fno": [256]}, "published.verified"),  # unknown flag key
+    ("published.unverified.fno", [128], "published.unverified.fno"),  # no value at s=128
+    ("published.unverified.fnoo", [256], "published.unverified.fnoo"),
+    ("published.unverified.fno", [], "published.unverified.fno"),
+    ("published.n_train", 0, "published.n_train"),
     ("baselines.oracle", {}, "baselines"),
     ("figures.samples", -2, "figures.samples"),
     ("unknown_section", 1, "unknown_section"),

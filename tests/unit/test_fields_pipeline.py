@@ -163,9 +163,13 @@ def test_regimes_table_orders_models_and_regimes_and_keeps_published_apart():
     metrics = pd.concat(
         [runs.assign(sample=k, rel_l2=runs["rel_l2"] * f) for k, f in enumerate((0.5, 1.5))]
     )
-    regimes = {"a": {"label": "nu=1e-3", "n_train": 10}, "b": {"n_train": 20}}
+    regimes = {
+        "a": {"label": "nu=1e-3", "n_train": 10, "t_final": 14},
+        "b": {"n_train": 20, "t_final": 12},
+    }
+    cell = {"value": 0.0086, "n_train": 1000, "t_final": 50.0, "verified": False}
     table = regimes_table(
-        metrics, regimes=regimes, published={"fno3d": {"a": 0.0086}}, model_order=["fno3d", "unet"]
+        metrics, regimes=regimes, published={"fno3d": {"a": cell}}, model_order=["fno3d", "unet"]
     )
     assert list(table.columns) == REGIME_COLUMNS
     assert list(zip(table["model"], table["regime"], strict=True)) == [
@@ -180,3 +184,8 @@ def test_regimes_table_orders_models_and_regimes_and_keeps_published_apart():
     # seed-averaged per-sample errors 0.1 and 0.3: every resampled mean lies in [0.1, 0.3]
     assert 0.1 <= first["ci_low"] < first["rel_l2_mean"] < first["ci_high"] <= 0.3
     assert first["published"] == 0.0086 and np.isnan(table.iloc[1]["published"])
+    # ours and the paper's N and T side by side; the flag empty where nothing is published
+    assert (first["n_train"], first["t_final"]) == (10, 14.0)
+    assert (first["published_n_train"], first["published_t_final"]) == (1000, 50.0)
+    assert list(table["published_verified"].fillna(True)) == [False, True, True]
+    assert table.loc[1:, ["published_n_train", "published_verified"]].isna().all(axis=None)

@@ -159,6 +159,10 @@ def test_darcy_and_navier_stokes_tables_and_figures(smoke_run):
     assert regimes["rel_l2_mean"].map(math.isfinite).all()
     assert list(regimes["published"][:4]) == [0.0128, 0.0086, 0.0701, 0.0245]  # the study's
     assert regimes["published"][4:].isna().all()
+    # the paper's N and T beside ours (smoke: N = 10, T = 20); nu = 1e-3 is verified
+    assert set(regimes["t_final"]) == {20.0} and set(regimes["published_t_final"][:4]) == {50.0}
+    assert set(regimes["published_n_train"][:4]) == {1000}
+    assert regimes["published_verified"][:4].all()
     superres = pd.read_csv(ns / "superresolution/metrics.csv")
     assert superres["test_resolution"].item() == 2 * superres["train_resolution"].item()
     assert math.isfinite(superres["rel_l2"].item())

@@ -9,5 +9,7 @@ run_table(
     csv=snakemake.output.csv,
     markdown=snakemake.output.markdown,
     published=snakemake.params.table["published"],
+    caption=snakemake.params.table["caption"],
+    n_train=snakemake.params.table["n_train"],
     model_order=snakemake.params.table["model_order"],
 )

@@ -10,5 +10,6 @@ run_regimes_table(
     markdown=snakemake.output.markdown,
     regimes=snakemake.params.table["regimes"],
     published=snakemake.params.table["published"],
+    caption=snakemake.params.table["caption"],
     model_order=snakemake.params.table["model_order"],
 )

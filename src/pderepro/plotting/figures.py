@@ -15,9 +15,23 @@ import xarray as xr
 from pderepro.plotting.style import apply_theme, legend_outside, save_figure
 
 
+def split_published(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Rows with a published value, split into verified and unverified ones.
+
+    A table without ``published_verified`` (written before the flag existed) counts as
+    verified throughout; the flag may come back from a CSV as bool, object or float.
+    """
+    rows = table.dropna(subset=["published"])
+    if "published_verified" not in rows:
+        return rows, rows.iloc[:0]
+    unverified = rows["published_verified"].astype("boolean").eq(False).fillna(False)
+    return rows[~unverified.to_numpy(bool)], rows[unverified.to_numpy(bool)]
+
+
 def plot_error_vs_resolution(table: pd.DataFrame, *paths: str, title: str) -> None:
     """Relative L2 error against resolution: ours (seed mean with its 95% bootstrap
-    interval over test samples), no-learning references grey, published dashed.
+    interval over test samples), no-learning references grey, published dashed, with
+    hollow markers on published values marked unverified.
 
     Parameters
     ----------
@@ -50,6 +64,18 @@ def plot_error_vs_resolution(table: pd.DataFrame, *paths: str, title: str) -> No
             color=palette.get(label, "grey"),
             label=f"{label} (published)",
         )
+    _, unverified = split_published(table)
+    for label, rows in unverified.groupby("model", sort=False):
+        ax.plot(
+            rows["resolution"],
+            rows["published"],
+            "o",
+            mfc="none",
+            ms=7,
+            color=palette.get(label, "grey"),
+        )
+    if len(unverified):  # one legend entry for every model's hollow markers
+        ax.plot([], [], "o", mfc="none", ms=7, color="k", label="published, unverified")
     ax.set(
         xscale="log",
         yscale="log",

@@ -51,26 +51,26 @@ def run_regimes_table(
     csv: str,
     markdown: str,
     regimes: Mapping[str, Mapping[str, Any]],
-    published: Mapping[str, Any],
+    published: Mapping[str, Mapping[str, Mapping[str, Any]]],
+    caption: str,
     model_order: Sequence[str],
 ) -> None:
     """The regimes table: relative L2 over all target frames, beside the published values.
 
     ``metrics`` are per-run files of the regime studies ``<study>/<regime>``; the regime
-    is read from their ``study`` column.
+    is read from their ``study`` column. ``published`` holds the published cells (value,
+    the paper's N and T, verified flag) and ``caption`` their source and conditions.
     """
     frame = pd.concat([pd.read_csv(p) for p in metrics], ignore_index=True)
     frame["regime"] = frame["study"].str.split("/").str[1]
-    table = regimes_table(
-        frame, regimes=regimes, published=published.get("values", {}), model_order=model_order
-    )
+    table = regimes_table(frame, regimes=regimes, published=published, model_order=model_order)
     horizons = ", ".join(f"{r.get('label', k)}: T={r['t_final']:g}" for k, r in regimes.items())
     caption = (
         f"Relative L2 error over all predicted frames (t = 11..T; {horizons}): mean over "
         "seeds (std over seeds) with its 95% bootstrap interval over test samples (ci_low, "
-        "ci_high); val_rel_l2 is the validation error of the epoch each run kept. "
-        f"published: {published.get('source', 'none')} (the paper's T and N may differ "
-        "from this preset's)."
+        "ci_high); val_rel_l2 is the validation error of the epoch each run kept. Our N "
+        "and T (n_train, t_final) stand beside the paper's (published_n_train, "
+        f"published_t_final). {caption}"
     )
     write_table(table, csv, markdown, caption=caption)
 

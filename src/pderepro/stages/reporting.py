@@ -30,13 +30,19 @@ def run_table(
     metrics: Sequence[str],
     csv: str,
     markdown: str,
-    published: Mapping[str, Any],
+    published: Mapping[str, Mapping[Any, Mapping[str, Any]]],
+    caption: str,
+    n_train: int,
     model_order: Sequence[str],
 ) -> None:
-    """Aggregate per-run metrics into the resolution table beside the published numbers."""
+    """Aggregate per-run metrics into the resolution table beside the published numbers.
+
+    ``published`` holds the published cells (value, the paper's N and T, verified flag)
+    and ``caption`` their source and conditions; ``n_train`` is our N.
+    """
     frame = pd.concat([pd.read_csv(p) for p in metrics], ignore_index=True)
-    table = resolution_table(frame, published=published.get("values", {}), model_order=model_order)
-    write_table(table, csv, markdown, caption=f"published: {published.get('source', 'none')}")
+    table = resolution_table(frame, published=published, n_train=n_train, model_order=model_order)
+    write_table(table, csv, markdown, caption=caption)
 
 
 def run_plot_resolution(*, table: str, figures: Sequence[str], title: str) -> None:

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pderepro.config import ConfigError
+
 #: Benchmark file of each benchmarked rule (Snakemake wildcards in braces): the rules
 #: declare them, and the kinds list them for the summary's wall times.
 BENCHMARKS = {
@@ -45,14 +47,93 @@ def figure_files(study: str, names: list[str] | tuple[str, ...]) -> list[str]:
     return [f"results/{study}/figures/{n}.{ext}" for n in names for ext in FIGURE_FORMATS]
 
 
-def published_caption(published: Mapping[str, Any]) -> str:
-    """The published numbers' source and the paper's conditions, for a caption."""
-    if not published.get("values"):
+def published_cells(
+    published: Mapping[str, Any], conditions: Mapping[Any, Mapping[str, Any]]
+) -> dict[str, dict[Any, dict[str, Any]]]:
+    """Every published value with the paper's conditions and its verified flag.
+
+    Parameters
+    ----------
+    published : mapping
+        A study's ``published`` block (``values``, ``unverified``).
+    conditions : mapping
+        ``{column: {"n_train": N, "t_final": T}}``: the paper's training samples and
+        horizon (model time units; ``None`` for a steady map) behind each column
+        (resolution or regime) that has a value.
+
+    Returns
+    -------
+    dict
+        ``{model: {column: {"value", "n_train", "t_final", "verified"}}}``, the form the
+        table rules receive, so the tables need not know the config's layout.
+    """
+    unverified = published.get("unverified", {})
+    return {
+        model: {
+            column: {
+                "value": value,
+                "n_train": conditions[column]["n_train"],
+                "t_final": conditions[column].get("t_final"),
+                "verified": column not in unverified.get(model, ()),
+            }
+            for column, value in values.items()
+        }
+        for model, values in published.get("values", {}).items()
+    }
+
+
+def _conditions_text(cell: Mapping[str, Any]) -> str:
+    text = f"N = {cell['n_train']}"
+    return text + (f", T = {cell['t_final']:g}" if cell["t_final"] is not None else "")
+
+
+def published_caption(
+    published: Mapping[str, Any],
+    cells: Mapping[str, Mapping[Any, Mapping[str, Any]]],
+    labels: Mapping[Any, str] | None = None,
+) -> str:
+    """The published numbers' source and the paper's N, T and epochs, for a caption.
+
+    Written from ``cells`` (:func:`published_cells`), the numbers the tables show, so a
+    caption cannot disagree with the ``published_n_train``/``published_t_final`` columns.
+    ``labels`` names the columns (regime labels) where the conditions differ by column.
+    """
+    if not cells:
         return "No published numbers."
-    conditions = published.get("conditions")
-    return f"Published: {published.get('source', 'source not given')}" + (
-        f" ({conditions})." if conditions else "."
+    by_column = {col: _conditions_text(c) for values in cells.values() for col, c in values.items()}
+    if len(set(by_column.values())) == 1:
+        conditions = next(iter(by_column.values()))
+    else:
+        labels = labels or {}
+        order = [c for c in labels if c in by_column] + [c for c in by_column if c not in labels]
+        conditions = "; ".join(f"{labels.get(c, c)}: {by_column[c]}" for c in order)
+    epochs = published.get("epochs")
+    return (
+        f"Published: {published.get('source', 'source not given')}. The paper's conditions: "
+        f"{conditions}{f'; {epochs} epochs' if epochs else ''}."
     )
+
+
+def unverified_note(cells: Mapping[str, Mapping[Any, Mapping[str, Any]]]) -> str:
+    """A caption sentence on the published values marked unverified ('' if none)."""
+    if all(c["verified"] for values in cells.values() for c in values.values()):
+        return ""
+    return (
+        " Published values with published_verified false were recalled, not read from the "
+        "paper: treat them as approximate."
+    )
+
+
+def check_unverified(where: str, published: Mapping[str, Any]) -> None:
+    """Each ``published.unverified`` entry names a model and column that has a value."""
+    values = published.get("values", {})
+    for model, columns in published.get("unverified", {}).items():
+        for column in columns:
+            if column not in values.get(model, {}):
+                raise ConfigError(
+                    f"config key '{where}.published.unverified.{model}': {column!r} has no "
+                    f"published value (published.values.{model}: {sorted(values.get(model, {}))})"
+                )
 
 
 def table_files(study: str, names: list[str] | tuple[str, ...]) -> list[str]:

@@ -18,9 +18,12 @@ from pderepro.studies.base import (
     TRAINING_BUDGET_KEYS,
     StudyKind,
     SummarySection,
+    check_unverified,
     figure_files,
     published_caption,
+    published_cells,
     table_files,
+    unverified_note,
 )
 from pderepro.studies.resolution import (
     COST_CAPTION,
@@ -145,18 +148,7 @@ class RegimesKind(StudyKind):
             )
         for unit in regime_units("", study).values():
             check_models_fit(where, unit)
-        for model, values in study.get("published", {}).get("values", {}).items():
-            if model not in study["models"]:
-                raise ConfigError(
-                    f"config key '{where}.published.values.{model}': no such model "
-                    f"(known: {sorted(study['models'])})"
-                )
-            for regime in values:
-                if regime not in study["regimes"]:
-                    raise ConfigError(
-                        f"config key '{where}.published.values.{model}.{regime}': no such "
-                        f"regime (known: {sorted(study['regimes'])})"
-                    )
+        check_published_regimes(where, study)
 
     def units(self, name: str, study: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
         return regime_units(name, study)
@@ -179,13 +171,15 @@ class RegimesKind(StudyKind):
             for k in run_regimes(study)
         ]
         training, sr = study["training"], study["superresolution"]
+        cells = regimes_published(study)
         regimes_caption = (
             "Relative L2 test error of the predicted frames of each model in each regime "
             f"(mean and standard deviation over {training['seeds']} seed(s)) and its "
             f"parameter count. Ours: preset {preset}, {'; '.join(runs)}; solved at "
             f"{study['dataset']['base_resolution']} points per side, trained at "
             f"{max(study['resolutions'])}, {training['epochs']} epochs. "
-            + published_caption(study["published"])
+            + published_caption(study["published"], cells, regime_labels(study))
+            + unverified_note(cells)
         )
         superres_caption = (
             f"Zero-shot super-resolution of {sr['model']} trained in regime {sr['regime']}: "
@@ -233,6 +227,53 @@ class RegimesKind(StudyKind):
 KIND = RegimesKind()
 
 
+def check_published_regimes(where: str, study: Mapping[str, Any]) -> None:
+    """Published values name known models and regimes, each regime with the paper's N
+    and T; unverified entries name published values."""
+    published = study.get("published", {})
+    for key in published.get("regimes", {}):
+        if key not in study["regimes"]:
+            raise ConfigError(
+                f"config key '{where}.published.regimes.{key}': no such regime "
+                f"(known: {sorted(study['regimes'])})"
+            )
+    for model, values in published.get("values", {}).items():
+        if model not in study["models"]:
+            raise ConfigError(
+                f"config key '{where}.published.values.{model}': no such model "
+                f"(known: {sorted(study['models'])})"
+            )
+        for regime in values:
+            if regime not in study["regimes"]:
+                raise ConfigError(
+                    f"config key '{where}.published.values.{model}.{regime}': no such "
+                    f"regime (known: {sorted(study['regimes'])})"
+                )
+            if regime not in published.get("regimes", {}):
+                raise ConfigError(
+                    f"config key '{where}.published.regimes.{regime}': required, the "
+                    f"paper's N and T behind published.values.{model}.{regime}"
+                )
+    check_unverified(where, published)
+
+
+def regimes_published(study: Mapping[str, Any]) -> dict[str, dict[str, dict[str, Any]]]:
+    """The published cells of the regimes the preset runs (the table's columns), each
+    with the paper's N and T of its column."""
+    published, run = study["published"], set(run_regimes(study))
+    cells = published_cells(published, published.get("regimes", {}))
+    return {
+        model: {regime: cell for regime, cell in row.items() if regime in run}
+        for model, row in cells.items()
+        if run & set(row)
+    }
+
+
+def regime_labels(study: Mapping[str, Any]) -> dict[str, str]:
+    """Display label of each regime, in study order."""
+    return {k: r.get("label", k) for k, r in study["regimes"].items()}
+
+
 def regime_metric_files_of(name: str, study: Mapping[str, Any]) -> list[str]:
     return [
         f for unit, cfg in regime_units(name, study).items() for f in unit_metric_files(unit, cfg)
@@ -277,9 +318,11 @@ def error_vs_time_params(plan, study: str, **_: Any) -> dict[str, Any]:
 
 def regimes_table_params(plan, study: str, **_: Any) -> dict[str, Any]:
     cfg = plan.studies[study]
+    cells = regimes_published(cfg)
     return {
         "regimes": {k: cfg["regimes"][k] for k in run_regimes(cfg)},
-        "published": cfg["published"],
+        "published": cells,
+        "caption": published_caption(cfg["published"], cells, regime_labels(cfg)),
         "model_order": list(cfg["models"]) + list(cfg["baselines"]),
     }
 

@@ -23,9 +23,12 @@ from pderepro.studies.base import (
     TRAINING_BUDGET_KEYS,
     StudyKind,
     SummarySection,
+    check_unverified,
     figure_files,
     published_caption,
+    published_cells,
     table_files,
+    unverified_note,
 )
 
 #: Splits of a dataset made by the generate and merge rules.
@@ -108,6 +111,7 @@ class ResolutionKind(StudyKind):
                     f"config key '{where}.published.values.{key}': no such model or "
                     f"baseline (known: {sorted(known)})"
                 )
+        check_unverified(where, study.get("published", {}))
 
     def units(self, name: str, study: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
         return {name: dict(study)}
@@ -119,6 +123,7 @@ class ResolutionKind(StudyKind):
 
     def summary(self, name: str, study: Mapping[str, Any], preset: str) -> SummarySection:
         dataset, training = study["dataset"], study["training"]
+        cells = resolution_published(study["published"])
         caption = (
             f"Relative L2 test error of each model at each resolution s: mean and standard "
             f"deviation over {training['seeds']} training seed(s), the 95% bootstrap "
@@ -127,7 +132,7 @@ class ResolutionKind(StudyKind):
             f"(n_params 0). Ours: preset {preset}, N = {dataset['n_train']} training, "
             f"{dataset['n_validation']} validation and {dataset['n_test']} test samples "
             f"solved at {dataset['base_resolution']} points per side, {training['epochs']} "
-            f"epochs. {published_caption(study['published'])}"
+            f"epochs. {published_caption(study['published'], cells)}{unverified_note(cells)}"
         )
         return SummarySection(
             title=study["title"],
@@ -296,10 +301,20 @@ def baseline_params(plan, study: str, model: str, **_: Any) -> dict[str, Any]:
     return {"label": label, "dataset": science}
 
 
+def resolution_published(published: Mapping[str, Any]) -> dict[str, dict[Any, dict[str, Any]]]:
+    """The published cells of a resolution study: its one N (and T) behind every value."""
+    conditions = {"n_train": published.get("n_train"), "t_final": published.get("t_final")}
+    columns = {col for values in published.get("values", {}).values() for col in values}
+    return published_cells(published, dict.fromkeys(columns, conditions))
+
+
 def table_params(plan, study: str, **_: Any) -> dict[str, Any]:
     unit = plan.units[study]
+    cells = resolution_published(unit["published"])
     return {
-        "published": unit["published"],
+        "published": cells,
+        "caption": published_caption(unit["published"], cells),
+        "n_train": unit["dataset"]["n_train"],
         "model_order": list(unit["models"]) + list(unit["baselines"]),
     }
 
