@@ -22,6 +22,7 @@ from pderepro.evaluation.tables import (
 from pderepro.solvers.darcy_verification import darcy_convergence
 from pderepro.solvers.lorenz96_verification import lorenz96_convergence
 from pderepro.solvers.navier_stokes_verification import navier_stokes_verification
+from pderepro.solvers.pdebench_verification import pdebench_verification
 from pderepro.solvers.verification import burgers_convergence
 
 
@@ -136,6 +137,7 @@ def run_validate_solvers(*, csv: str, figures: Sequence[str]) -> None:
         lorenz96_convergence,
         darcy_convergence,
         navier_stokes_verification,
+        pdebench_verification,
     ]
     table = pd.concat([study() for study in studies], ignore_index=True)
     atomic_write(csv, lambda tmp: table.to_csv(tmp, index=False, float_format="%.6g"))
