@@ -12,6 +12,7 @@ from pderepro.models import ARCHITECTURES, build_model, count_parameters
 from pderepro.models.fno import FNO1d
 from pderepro.models.layers import SpectralConv1d
 from pderepro.models.registry import effective_hparams
+from pderepro.models.step1d import StepModel
 
 N = 64
 N_TRAIN = 40
@@ -73,7 +74,10 @@ def make(arch: str, seed: int = 0, input_shape=(N,), target_shape=(N,), **overri
 
 
 def test_every_architecture_is_tested():
-    assert {arch for arch, _, _ in CASES} == set(ARCHITECTURES)
+    # The 1-D one-step models (frames and parameters in, StepOutput out) are tested in
+    # test_models_cape.py.
+    whole = {name for name, cls in ARCHITECTURES.items() if not issubclass(cls, StepModel)}
+    assert {arch for arch, _, _ in CASES} == whole
 
 
 @pytest.mark.parametrize(("arch", "input_shape", "target_shape"), CASES, ids=CASE_IDS)
