@@ -16,6 +16,9 @@ from pderepro.stages.learning import _load_stats
 from tests.unit.tiny_data import TINY_DATASET, make_raw, preprocess
 
 MULTI = Layout(inputs=("u0", "f"), target="u", grid="periodic", scalars=("speed",))
+TRAJECTORY = Layout(
+    inputs=("u",), target="u", grid="periodic", scalars=("beta",), trajectory_dim="time"
+)
 
 TINY = {
     "burgers": (generate_burgers, TINY_DATASET),
@@ -75,11 +78,40 @@ def _todays_role_stats(train, input_var, target_var):
         Layout(inputs=("w_in",), target="w", grid="periodic", scalars=("viscosity",)),
         Layout(inputs=("a", "f"), target="u", grid="vertex"),
         MULTI,
+        TRAJECTORY,
+        Layout(inputs=("u", "f"), target="u", grid="periodic", trajectory_dim="time"),
     ],
 )
 def test_layout_attributes_round_trip(layout):
     assert layout_of(layout.attrs()) == layout
     assert ("scalar_inputs" in layout.attrs()) == bool(layout.scalars)
+    assert ("trajectory_dim" in layout.attrs()) == (layout.trajectory_dim is not None)
+
+
+def test_trajectory_layout_reads_its_target_as_input_and_names_it_once():
+    assert TRAJECTORY.variables == ("u", "beta")
+    assert TRAJECTORY.attrs() == {
+        "input_variable": "u", "target_variable": "u", "grid": "periodic",
+        "scalar_inputs": "beta", "trajectory_dim": "time",
+    }  # fmt: skip
+    # a map consumer would pair u with itself and learn the identity
+    with pytest.raises(ValueError, match="trajectories of 'u' along 'time'"):
+        _ = TRAJECTORY.input
+    with pytest.raises(ValueError, match="target must be one of its inputs"):
+        Layout(inputs=("u0",), target="u", grid="periodic", trajectory_dim="time")
+    with pytest.raises(ValueError, match=r"\['u'\] named more than once \(only a trajectory"):
+        Layout(inputs=("u",), target="u", grid="periodic")
+    with pytest.raises(ValueError, match=r"\['u'\] named more than once"):
+        Layout(inputs=("u", "u"), target="u", grid="periodic", trajectory_dim="time")
+    with pytest.raises(ValueError, match=r"\['beta'\] named more than once"):
+        Layout(inputs=("u", "beta"), target="u", grid="periodic", scalars=("beta",),
+               trajectory_dim="time")  # fmt: skip
+    for dim in ("x", "sample"):
+        with pytest.raises(ValueError, match="must be a time dimension"):
+            Layout(inputs=("u",), target="u", grid="periodic", trajectory_dim=dim)
+    for dim in ("", "t,s"):
+        with pytest.raises(ValueError, match="without commas"):
+            Layout(inputs=("u",), target="u", grid="periodic", trajectory_dim=dim)
 
 
 def test_single_input_attributes_are_unchanged():
@@ -150,7 +182,11 @@ def test_per_variable_stats_from_the_train_split_only():
         normalisation_stats(_multi_dataset(split="test"), MULTI)
 
 
-@pytest.mark.parametrize("solver", sorted(DATASET_SPECS))
+#: Every input -> target map spec (trajectory specs have their own statistics tests).
+MAP_SOLVERS = sorted(s for s, spec in DATASET_SPECS.items() if spec.layout.trajectory_dim is None)
+
+
+@pytest.mark.parametrize("solver", MAP_SOLVERS)
 def test_single_input_stats_are_bit_identical_to_todays(solver):
     generate, cfg = TINY[solver]
     layout = DATASET_SPECS[solver].layout

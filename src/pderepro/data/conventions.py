@@ -1,5 +1,5 @@
-"""CF attributes of every variable pderepro writes (FNO-paper fields, Lorenz-96 truth and
-closure pairs), defined once.
+"""CF attributes of every variable pderepro writes (FNO-paper fields, PDEBench trajectories,
+Lorenz-96 truth and closure pairs), defined once.
 
 xarray drops attributes on arithmetic, so every writer calls :func:`apply_conventions`
 just before saving; the attributes below are the single source of truth. Time is model
@@ -42,6 +42,46 @@ VARIABLE_ATTRS: dict[str, dict[str, str]] = {
         "long_name": "relative L2 error of each target frame, mean over the test split",
         "units": "1",
     },
+    # PDEBench 1-D trajectories: the PDE parameter and each sample's drawn initial condition
+    "beta": {"long_name": "advection speed beta in u_t + beta u_x = 0", "units": "1"},
+    "nu": {
+        "long_name": "PDEBench Burgers viscosity nu in u_t + (u^2/2)_x = (nu/pi) u_xx",
+        "units": "1",
+    },
+    "sine": {"long_name": "index i of the sine terms of the initial condition", "units": "1"},
+    "ic_mode": {"long_name": "mode number n_i of sine i of u0 (wavenumber 2 pi n_i)", "units": "1"},
+    "ic_amplitude": {"long_name": "amplitude A_i of sine i of u0", "units": "1"},
+    "ic_phase": {"long_name": "phase phi_i of sine i of u0", "units": "radian"},
+    "ic_absolute": {"long_name": "1 where |u0| was taken, else 0", "units": "1"},
+    "ic_sign": {"long_name": "sign (+1 or -1) multiplying u0", "units": "1"},
+    "ic_windowed": {
+        "long_name": "1 where u0 was multiplied by the tanh window, else 0",
+        "units": "1",
+    },
+    "ic_window_left": {
+        "long_name": "left edge x_L of the u0 window (used where windowed)",
+        "units": "1",
+    },
+    "ic_window_right": {
+        "long_name": "right edge x_R of the u0 window (used where windowed)",
+        "units": "1",
+    },
+    "spectral_tail": {
+        "long_name": "largest Fourier coefficient of the top fifth of retained modes over the "
+        "frames, relative to the largest initial one (resolution indicator)",
+        "units": "1",
+    },
+}
+
+#: Attributes that differ by solver (the file's global ``solver`` attribute), applied after
+#: :data:`VARIABLE_ATTRS`: ``u`` of a trajectory file is the solution at every saved time.
+SOLVER_VARIABLE_ATTRS: dict[str, dict[str, dict[str, str]]] = {
+    "pdebench_advection_exact": {
+        "u": {"long_name": "solution u(x, t) of 1-D advection at every saved time (t=0: u0)"},
+    },
+    "pdebench_burgers_spectral": {
+        "u": {"long_name": "solution u(x, t) of 1-D viscous Burgers at every saved time (t=0: u0)"},
+    },
 }
 
 
@@ -59,6 +99,8 @@ def apply_conventions(ds: xr.Dataset) -> xr.Dataset:
         A shallow copy with attributes set; the data are not copied.
     """
     ds = ds.copy()
+    by_solver = SOLVER_VARIABLE_ATTRS.get(str(ds.attrs.get("solver")), {})
     for name in list(ds.variables):
         ds[name].attrs.update(VARIABLE_ATTRS.get(str(name), {}))
+        ds[name].attrs.update(by_solver.get(str(name), {}))
     return ds

@@ -166,8 +166,9 @@ def open_layout_netcdf(path: str | Path, **kwargs: object) -> tuple[xr.Dataset, 
     ------
     DataFileError
         As :func:`open_netcdf`, when the file records no (or an invalid) layout, when a
-        recorded input field or the target is not a data variable, or when a recorded
-        scalar input is neither a data variable nor a coordinate of dimension ``sample``.
+        recorded input field or the target is not a data variable, when a recorded
+        scalar input is neither a data variable nor a coordinate of dimension ``sample``,
+        or when the target of a trajectory layout lacks its trajectory dimension.
     """
     ds = open_netcdf(path, **kwargs)  # type: ignore[arg-type]
     try:
@@ -186,6 +187,12 @@ def open_layout_netcdf(path: str | Path, **kwargs: object) -> tuple[xr.Dataset, 
         ds.close()
         raise DataFileError(
             f"{path}: scalar input(s) {not_scalar} must have the single dimension sample"
+        )
+    if layout.trajectory_dim is not None and layout.trajectory_dim not in ds[layout.target].dims:
+        ds.close()
+        raise DataFileError(
+            f"{path}: trajectory target {layout.target} {dict(ds[layout.target].sizes)} lacks "
+            f"its trajectory dimension {layout.trajectory_dim!r}"
         )
     return ds, layout
 

@@ -2,9 +2,9 @@
 
 Every generator records its layout (its :class:`~pderepro.data.specs.DatasetSpec`'s) in
 the files it writes (global attributes ``input_variable``, ``target_variable``,
-``grid`` and, when there are any, ``scalar_inputs``), so the stages downstream read the
-data without knowing the equation. Kept free of heavy imports: the workflow's config
-check uses :func:`subsample_stride` before any job runs.
+``grid`` and, when there are any, ``scalar_inputs``; for trajectories ``trajectory_dim``),
+so the stages downstream read the data without knowing the equation. Kept free of heavy
+imports: the workflow's config check uses :func:`subsample_stride` before any job runs.
 """
 
 from __future__ import annotations
@@ -36,24 +36,34 @@ class Layout:
     target : str
         Variable name of the model's target.
     grid : str
-        ``periodic`` (``x_j = j / n``; coarser grids keep every ``n / s``-th point) or
+        ``periodic`` (``x_j = j / n``, or the cell centres ``(j + 1/2) / n`` of the PDEBench
+        data; coarser grids keep every ``n / s``-th point, at its recorded ``x``) or
         ``vertex`` (closed domain with both ends stored, ``x_j = j / (n - 1)``; coarser
         grids keep every ``(n - 1) / (s - 1)``-th point, so 421 -> 211, 141, 106, 85).
     scalars : tuple of str
         Per-sample scalar inputs (e.g. a PDE parameter such as the viscosity): names of
         coordinates or data variables with the single dimension ``sample``.
+    trajectory_dim : str, optional
+        Set when the data are trajectories along this dimension (``"time"``) and the model
+        is autoregressive: it reads frames of the target and predicts later frames of the
+        same variable, so the target is also one of the ``inputs`` (named once in
+        :attr:`variables`). Which frames condition and which are predicted is the study's
+        protocol, not the data's. ``None`` (the default): the inputs and the target are
+        different variables of one map, as in every layout before trajectories.
 
     Raises
     ------
     ValueError
-        With no input, a name given twice, or a name that is empty or holds a comma
-        (the files store the names comma-separated).
+        With no input, a name given twice (the target may be an input only of a
+        trajectory layout, and must be one there), or a name that is empty or holds a
+        comma (the files store the names comma-separated).
     """
 
     inputs: tuple[str, ...]
     target: str
     grid: str
     scalars: tuple[str, ...] = ()
+    trajectory_dim: str | None = None
 
     def __post_init__(self) -> None:
         for field in ("inputs", "scalars"):
@@ -63,13 +73,33 @@ class Layout:
             object.__setattr__(self, field, tuple(value))
         if not self.inputs:
             raise ValueError(f"{self}: a layout needs at least one input field")
-        names = self.variables
+        names = (*self.inputs, *self.scalars, self.target)
+        if self.trajectory_dim is not None:
+            names += (self.trajectory_dim,)
         bad = [n for n in names if not n or "," in n]
         if bad:
             raise ValueError(f"{self}: variable names must be non-empty, without commas: {bad}")
+        if self.trajectory_dim is not None:
+            if self.trajectory_dim in ("sample", *SPATIAL_DIMS):
+                raise ValueError(
+                    f"{self}: trajectory_dim must be a time dimension, not sample or space"
+                )
+            if self.target not in self.inputs:
+                raise ValueError(
+                    f"{self}: a trajectory layout reads frames of its target "
+                    f"{self.target!r}, so the target must be one of its inputs"
+                )
+            names = (*self.inputs, *self.scalars)  # the target is counted as an input
+        else:
+            names = (*self.inputs, *self.scalars, self.target)
         twice = sorted({n for n in names if names.count(n) > 1})
         if twice:
-            raise ValueError(f"{self}: variable(s) {twice} named more than once")
+            hint = (
+                " (only a trajectory layout, with trajectory_dim set, reads its target as input)"
+                if self.trajectory_dim is None and self.target in self.inputs
+                else ""
+            )
+            raise ValueError(f"{self}: variable(s) {twice} named more than once{hint}")
 
     @property
     def input(self) -> str:
@@ -80,6 +110,13 @@ class Layout:
         ValueError
             When the layout has several input fields (naming the layout).
         """
+        if self.trajectory_dim is not None:
+            # A consumer of one input and one target would pair u with itself and learn
+            # the identity: trajectories need a consumer that splits frames along time.
+            raise ValueError(
+                f"{self} holds trajectories of {self.target!r} along "
+                f"{self.trajectory_dim!r}; this consumer takes an input -> target map"
+            )
         if len(self.inputs) != 1:
             raise ValueError(
                 f"{self} has {len(self.inputs)} input fields {list(self.inputs)}; this "
@@ -89,7 +126,10 @@ class Layout:
 
     @property
     def variables(self) -> tuple[str, ...]:
-        """Every variable of the layout: the input fields, the scalars, the target."""
+        """Every variable of the layout, once each: the input fields, the scalars, the
+        target (already among the inputs of a trajectory layout)."""
+        if self.target in self.inputs:  # only a trajectory layout, checked on creation
+            return (*self.inputs, *self.scalars)
         return (*self.inputs, *self.scalars, self.target)
 
     def attrs(self) -> dict[str, str]:
@@ -101,6 +141,8 @@ class Layout:
         }
         if self.scalars:  # files without scalars keep the attributes they always had
             out["scalar_inputs"] = ",".join(self.scalars)
+        if self.trajectory_dim is not None:  # likewise files of input -> target maps
+            out["trajectory_dim"] = self.trajectory_dim
         return out
 
 
@@ -127,12 +169,14 @@ def layout_of(attrs: Mapping[str, Any], source: str = "the dataset") -> Layout:
             "generator (or by an old one): regenerate it"
         )
     scalars = attrs.get("scalar_inputs", "")
+    trajectory_dim = attrs.get("trajectory_dim")
     try:
         return Layout(
             inputs=_names(attrs["input_variable"]),
             target=str(attrs["target_variable"]),
             grid=str(attrs["grid"]),
             scalars=_names(scalars) if scalars else (),
+            trajectory_dim=None if trajectory_dim is None else str(trajectory_dim),
         )
     except ValueError as err:
         raise ValueError(f"{source}: invalid layout attributes: {err}") from None

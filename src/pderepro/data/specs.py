@@ -21,6 +21,7 @@ from typing import Any
 
 from pderepro.data.layouts import Layout
 from pderepro.resources import BYTES_PER_MB, mem_mb, runtime_minutes
+from pderepro.solvers.viscous_burgers_problem import PDEBenchBurgersProblem
 
 SCHEMA_DIR = Path(__file__).parent / "schemas"
 #: Bytes of one stored float32 value.
@@ -103,6 +104,37 @@ DARCY_S_PER_POINT = 5e-6
 #: Navier-Stokes: about 2e-8 s per sample, grid point and step at 64^2 on one core.
 NS_S_PER_POINT_STEP = 2e-8
 
+#: PDEBench advection: about 1e-7 s per stored value (cell and frame) on one core: the
+#: generator's CPU time was 0.014-0.023 s per sample for 64 samples at 1024 cells x 201
+#: frames (0.05 s per sample for 16, the fixed costs showing), on a loaded 2-core machine.
+PDEBENCH_ADVECTION_S_PER_VALUE = 1e-7
+#: PDEBench Burgers: about 8e-8 s per sample, internal grid point and ETDRK4 step on one
+#: core: the generator's CPU time (one torch thread, float64, batches of 16 and 8) was
+#: 0.19 s per sample at nu = 1 (1024 points x 2200 steps, 8.6e-8) and 0.69 s at nu = 0.01
+#: (2048 x 4400, 7.7e-8), on a loaded 2-core machine; so about 45 s at nu = 1e-3
+#: (16384 x 34,400), where the solver's own note measured 32 s.
+PDEBENCH_BURGERS_S_PER_POINT_STEP = 8e-8
+
+
+def _trajectory_values(cfg: Mapping[str, Any]) -> int:
+    """Stored values of a PDEBench sample: ``n_frames`` frames of ``base_resolution`` cells."""
+    return cfg["n_frames"] * cfg["base_resolution"]
+
+
+def _pdebench_burgers_seconds(cfg: Mapping[str, Any]) -> float:
+    """Solver time of one PDEBench Burgers sample: the solver's own internal grid and step
+    for this ``nu`` (16 times the saved grid and 16 times the steps at ``nu = 1e-3``)."""
+    problem = PDEBenchBurgersProblem(
+        nu=cfg["nu"],
+        n_cells=cfg["base_resolution"],
+        t_final=cfg["t_final"],
+        n_frames=cfg["n_frames"],
+        points_per_front=cfg["points_per_front"],
+    )
+    steps = problem.steps_per_frame * (problem.n_frames - 1)
+    return problem.resolution * steps * PDEBENCH_BURGERS_S_PER_POINT_STEP
+
+
 #: Every solver's spec, by ``dataset.solver``.
 DATASET_SPECS: dict[str, DatasetSpec] = {
     spec.solver: spec
@@ -134,6 +166,26 @@ DATASET_SPECS: dict[str, DatasetSpec] = {
             seconds_per_sample=lambda cfg: (
                 cfg["base_resolution"] ** 2 * _steps(cfg) * NS_S_PER_POINT_STEP
             ),
+        ),
+        DatasetSpec(
+            solver="pdebench_advection",
+            layout=Layout(
+                inputs=("u",), target="u", grid="periodic", scalars=("beta",), trajectory_dim="time"
+            ),
+            ndim=1,
+            generator="pderepro.data.generate_pdebench:generate_pdebench_advection",
+            values_per_sample=_trajectory_values,
+            seconds_per_sample=lambda cfg: _trajectory_values(cfg) * PDEBENCH_ADVECTION_S_PER_VALUE,
+        ),
+        DatasetSpec(
+            solver="pdebench_burgers",
+            layout=Layout(
+                inputs=("u",), target="u", grid="periodic", scalars=("nu",), trajectory_dim="time"
+            ),
+            ndim=1,
+            generator="pderepro.data.generate_pdebench:generate_pdebench_burgers",
+            values_per_sample=_trajectory_values,
+            seconds_per_sample=_pdebench_burgers_seconds,
         ),
     )
 }
