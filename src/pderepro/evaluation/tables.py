@@ -55,7 +55,7 @@ UNVERIFIED_FOOTNOTE = (
 )
 
 
-def error_summary(rows: pd.DataFrame, where: str) -> dict[str, float]:
+def error_summary(rows: pd.DataFrame, where: str, metric: str = "rel_l2") -> dict[str, float]:
     """Seed mean and spread of the mean test error, and its bootstrap interval.
 
     Parameters
@@ -65,12 +65,15 @@ def error_summary(rows: pd.DataFrame, where: str) -> dict[str, float]:
         model at one resolution (or regime), each scored on the same test samples.
     where : str
         What the rows are, for the error message.
+    metric : str
+        The per-sample error column (``rel_l2``; ``nrmse`` for trajectories).
 
     Returns
     -------
     dict
-        :data:`ERROR_COLUMNS`: ``rel_l2_mean`` the mean over seeds of each seed's mean
-        error, ``rel_l2_std`` their sample standard deviation (0 for one seed),
+        :data:`ERROR_COLUMNS` (the first two named after ``metric``): ``rel_l2_mean``
+        the mean over seeds of each seed's mean error, ``rel_l2_std`` their sample
+        standard deviation (0 for one seed),
         ``ci_low``/``ci_high`` the 95% bootstrap interval over test samples
         (:func:`~pderepro.evaluation.uncertainty.bootstrap_interval`), and the counts.
 
@@ -82,11 +85,11 @@ def error_summary(rows: pd.DataFrame, where: str) -> dict[str, float]:
     by_seed = rows.groupby("seed")["sample"].apply(lambda s: tuple(sorted(s)))
     if by_seed.nunique() != 1:
         raise ValueError(f"{where}: the seeds were scored on different test samples")
-    seed_means = rows.groupby("seed")["rel_l2"].mean().to_numpy(dtype=float)
-    low, high = bootstrap_interval(rows.groupby("sample")["rel_l2"].mean().to_numpy(dtype=float))
+    seed_means = rows.groupby("seed")[metric].mean().to_numpy(dtype=float)
+    low, high = bootstrap_interval(rows.groupby("sample")[metric].mean().to_numpy(dtype=float))
     return {
-        "rel_l2_mean": seed_means.mean(),
-        "rel_l2_std": seed_means.std(ddof=1) if len(seed_means) > 1 else 0.0,
+        f"{metric}_mean": seed_means.mean(),
+        f"{metric}_std": seed_means.std(ddof=1) if len(seed_means) > 1 else 0.0,
         "ci_low": low,
         "ci_high": high,
         "n_seeds": len(seed_means),

@@ -1,0 +1,127 @@
+"""Tables of a parametric study: one model across parameters (seen and unseen values,
+CAPE against its base model) and one model per value (the PDEBench protocol), each with
+the persistence reference rows."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from pderepro.evaluation.tables import error_summary
+
+#: Columns of ``parameters.csv``.
+PARAMETERS_COLUMNS = [
+    "pde",
+    "parameter",
+    "split",
+    "model",
+    "nrmse_mean",
+    "nrmse_std",
+    "ci_low",
+    "ci_high",
+    "n_seeds",
+    "n_test",
+]
+#: Columns of ``pdebench.csv``.
+PDEBENCH_COLUMNS = [
+    "pde",
+    "parameter",
+    "model",
+    "nrmse_mean",
+    "nrmse_std",
+    "ci_low",
+    "ci_high",
+    "n_seeds",
+    "n_test",
+    "published",
+    "published_version",
+]
+#: The no-learning reference's model key in the metrics files.
+REFERENCE = "persistence"
+
+
+def _references_once(metrics: pd.DataFrame) -> pd.DataFrame:
+    """Persistence rows once per (pde, value, sample): every evaluation job scores it on
+    the same test trajectories, so the copies are identical."""
+    is_ref = metrics["model"] == REFERENCE
+    refs = metrics[is_ref].drop_duplicates(["pde", "value", "sample"]).assign(seed=0)
+    return pd.concat([metrics[~is_ref], refs], ignore_index=True)
+
+
+def _summaries(metrics: pd.DataFrame, keys: Sequence[str]) -> pd.DataFrame:
+    rows = []
+    for key, group in _references_once(metrics).groupby(list(keys), sort=False):
+        where = ", ".join(f"{k}={v}" for k, v in zip(keys, key, strict=True))
+        rows.append(
+            {
+                **dict(zip(keys, key, strict=True)),
+                "label": group["label"].iloc[0],
+                **error_summary(group, where, metric="nrmse"),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def parameters_table(metrics: pd.DataFrame, *, model_order: Sequence[str]) -> pd.DataFrame:
+    """nRMSE of the models trained across parameters, per PDE, value and model.
+
+    Parameters
+    ----------
+    metrics : pandas.DataFrame
+        Per-sample rows of
+        :data:`~pderepro.stages.parametric.PARAMETRIC_METRIC_COLUMNS`.
+    model_order : sequence of str
+        Model keys in table order; the persistence reference comes last.
+
+    Returns
+    -------
+    pandas.DataFrame
+        :data:`PARAMETERS_COLUMNS`, ``model`` holding the display label, sorted by PDE,
+        parameter value and model.
+    """
+    table = _summaries(metrics, ["pde", "value", "split", "model"])
+    rank = {m: i for i, m in enumerate([*model_order, REFERENCE])}
+    table = table.assign(rank=table["model"].map(rank)).sort_values(
+        ["pde", "value", "rank"], kind="stable"
+    )
+    table = table.assign(parameter=table["value"], model=table["label"])
+    return table[PARAMETERS_COLUMNS].reset_index(drop=True)
+
+
+def pdebench_table(
+    metrics: pd.DataFrame,
+    *,
+    published: Mapping[str, Mapping[float, float]],
+    version: str,
+) -> pd.DataFrame:
+    """nRMSE of one model per parameter value (the PDEBench protocol) beside the
+    published values.
+
+    Parameters
+    ----------
+    published : mapping
+        ``{pde: {value: nRMSE}}`` of the published FNO rows.
+    version : str
+        Which version of the paper the published values come from (its two versions
+        differ by up to 2.6x).
+
+    Returns
+    -------
+    pandas.DataFrame
+        :data:`PDEBENCH_COLUMNS`; references have no published value.
+    """
+    table = _summaries(metrics, ["pde", "value", "model"])
+    table = table.sort_values(["pde", "value"], kind="stable")
+
+    def paper(row: pd.Series) -> float:
+        if row["model"] == REFERENCE:
+            return np.nan
+        values = {float(k): v for k, v in published.get(row["pde"], {}).items()}
+        return values.get(float(row["value"]), np.nan)
+
+    table["published"] = table.apply(paper, axis=1)
+    table["published_version"] = np.where(table["published"].notna(), version, "")
+    table = table.assign(parameter=table["value"], model=table["label"])
+    return table[PDEBENCH_COLUMNS].reset_index(drop=True)

@@ -1,0 +1,55 @@
+"""Parametric tables: seeds and samples aggregated, persistence once, published beside."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pderepro.evaluation.parametric_tables import (
+    PARAMETERS_COLUMNS,
+    PDEBENCH_COLUMNS,
+    parameters_table,
+    pdebench_table,
+)
+
+
+def _rows(model, label, value, split, seed, errors):
+    return pd.DataFrame(
+        {
+            "pde": "advection", "model": model, "label": label, "value": value,
+            "split": split, "seed": seed, "sample": np.arange(len(errors)), "nrmse": errors,
+        }
+    )  # fmt: skip
+
+
+def _metrics():
+    frames = []
+    for seed, scale in ((0, 1.0), (1, 3.0)):
+        for model, label in (("fno_cape", "FNO+CAPE"), ("fno", "FNO")):
+            for value, split in ((0.4, "seen"), (1.0, "unseen")):
+                frames.append(_rows(model, label, value, split, seed, scale * np.array([0.1, 0.2])))
+                # every evaluation job scores persistence again: the same numbers
+                frames.append(_rows("persistence", "persistence (no learning)", value, split,
+                                    0, np.array([0.5, 0.7])))  # fmt: skip
+    return pd.concat(frames, ignore_index=True)
+
+
+def test_parameters_table_orders_models_and_counts_persistence_once():
+    table = parameters_table(_metrics(), model_order=["fno", "fno_cape"])
+    assert list(table.columns) == PARAMETERS_COLUMNS
+    assert list(table["model"][:3]) == ["FNO", "FNO+CAPE", "persistence (no learning)"]
+    fno = table.iloc[0]
+    assert fno["nrmse_mean"] == pytest.approx((0.15 + 0.45) / 2) and fno["n_seeds"] == 2
+    ref = table.iloc[2]
+    assert ref["nrmse_mean"] == pytest.approx(0.6) and ref["n_seeds"] == 1
+    assert ref["n_test"] == 2 and list(table["split"]) == ["seen"] * 3 + ["unseen"] * 3
+
+
+def test_pdebench_table_puts_published_values_beside_ours_only():
+    metrics = _metrics()
+    metrics = metrics[metrics["model"].isin(["fno", "persistence"])]
+    table = pdebench_table(metrics, published={"advection": {0.4: 0.01}}, version="arXiv v7")
+    assert list(table.columns) == PDEBENCH_COLUMNS
+    fno = table[(table["model"] == "FNO") & (table["parameter"] == 0.4)].iloc[0]
+    assert fno["published"] == 0.01 and fno["published_version"] == "arXiv v7"
+    assert table[table["model"] != "FNO"]["published"].isna().all()
+    assert table[(table["model"] == "FNO") & (table["parameter"] == 1.0)]["published"].isna().all()
