@@ -18,6 +18,7 @@ include: "workflow/rules/figures.smk"
 include: "workflow/rules/closures.smk"
 include: "workflow/rules/regimes.smk"
 include: "workflow/rules/cost.smk"
+include: "workflow/rules/parametric.smk"
 include: "workflow/rules/report.smk"
 
 

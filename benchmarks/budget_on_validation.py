@@ -45,8 +45,8 @@ CANDIDATES = {
     },
     "fno_navier_stokes": {
         "preset": {},
-        "1e-3, halved every epoch": {"learning_rate": 1e-3},
-        "cosine from 3e-3": {"scheduler": "cosine"},
+        "3e-3, halved every epoch": {"scheduler": "step"},
+        "1e-3, halved every epoch": {"learning_rate": 1e-3, "scheduler": "step"},
     },
 }
 

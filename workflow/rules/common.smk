@@ -8,6 +8,7 @@ from pderepro.studies import (
     RESULTS_PAGE,
     closures,
     make_plan,
+    parametric,
     regimes,
     resolution,
     resolve_config,

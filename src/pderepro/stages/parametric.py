@@ -20,8 +20,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import torch
+import xarray as xr
 
-from pderepro.data.io import atomic_write, open_layout_netcdf
+from pderepro.data.io import atomic_write, open_layout_netcdf, open_netcdf, write_netcdf
+from pderepro.data.provenance import provenance_attrs
+from pderepro.evaluation.parametric_tables import PDEBENCH_COLUMNS
+from pderepro.evaluation.tables import write_table
 from pderepro.evaluation.trajectory_metrics import band_rmse, nrmse
 from pderepro.models.registry import build_model, count_parameters, effective_hparams
 from pderepro.models.step1d import rollout
@@ -205,14 +209,18 @@ def run_evaluate_parametric(
     seen_values: Sequence[float],
     metrics: str,
     per_step: str,
+    predictions: str,
+    n_keep: int = 1,
     threads: int = 1,
 ) -> None:
     """Roll a trained model out from the first ``context`` true frames of every test
     trajectory of every value, and score the predicted frames (and persistence, the
     no-learning reference, on the same frames).
 
-    Writes per-sample metrics (:data:`PARAMETRIC_METRIC_COLUMNS`) and the mean nRMSE of
-    each predicted step per value (``per_step``: ``model, value, step, nrmse``).
+    Writes per-sample metrics (:data:`PARAMETRIC_METRIC_COLUMNS`), the mean nRMSE of
+    each predicted step per value (``per_step``: ``model, value, split, step, nrmse``)
+    and the first ``n_keep`` rollouts of every value with their truth (``predictions``:
+    ``u, prediction (value, sample, time, x)``, the context frames included in ``u``).
     """
     set_threads(threads)
     payload = load_checkpoint(checkpoint)
@@ -228,7 +236,7 @@ def run_evaluate_parametric(
     net.load_state_dict(payload["model"])
     net.eval()
     context = protocol["context"]
-    frames, steps_rows = [], []
+    frames, steps_rows, kept = [], [], []
     seen = {float(v) for v in seen_values}
     for path in test_paths:
         u, values = load_trajectories(
@@ -263,9 +271,97 @@ def run_evaluate_parametric(
             truth[:, context:], axis=2
         )  # (sample, step)
         steps_rows += [
-            {"model": meta["label"], "value": value, "step": k + 1, "nrmse": float(err)}
+            {"model": meta["label"], "value": value, "split": split, "step": k + 1,
+             "nrmse": float(err)}
             for k, err in enumerate(per_step_error.mean(axis=0))
-        ]
+        ]  # fmt: skip
+        padded = np.concatenate([np.full_like(truth[:, :context], np.nan), pred], axis=1)
+        kept.append((value, truth[:n_keep], padded[:n_keep]))
     table = pd.concat(frames, ignore_index=True)[PARAMETRIC_METRIC_COLUMNS]
     atomic_write(metrics, lambda tmp: table.to_csv(tmp, index=False, float_format="%.8g"))
     atomic_write(per_step, lambda tmp: pd.DataFrame(steps_rows).to_csv(tmp, index=False))
+    dims = ("value", "sample", "time", "x")
+    rollouts = xr.Dataset(
+        {
+            "u": (dims, np.stack([u for _, u, _ in kept]).astype(np.float32)),
+            "prediction": (dims, np.stack([p for _, _, p in kept]).astype(np.float32)),
+        },
+        coords={"value": [v for v, _, _ in kept]},
+        attrs={
+            "label": meta["label"], "pde": meta["pde"], "parameter": meta["parameter"],
+            "context": context, "seen_values": ",".join(f"{v:g}" for v in sorted(seen)),
+            **provenance_attrs(
+                title=f"rollouts of {meta['label']} ({meta['pde']})",
+                rule="evaluate_parametric", params={"n_keep": n_keep},
+                input_files=[checkpoint, *test_paths],
+            ),
+        },
+    )  # fmt: skip
+    rollouts["u"].attrs.update(long_name="true trajectory, context frames included")
+    rollouts["prediction"].attrs.update(long_name="rollout from the context (NaN there)")
+    write_netcdf(rollouts, predictions)
+
+
+def run_parametric_tables(
+    *,
+    metrics: Sequence[str],
+    outputs: Mapping[str, str],
+    model_order: Sequence[str],
+    published: Mapping[str, Mapping[float, float]],
+    version: str,
+) -> None:
+    """The ``parameters`` and ``pdebench`` tables (CSV and Markdown) from per-sample
+    metrics of every run; ``outputs`` maps ``parameters_csv`` ... ``pdebench_md``."""
+    from pderepro.evaluation.parametric_tables import parameters_table, pdebench_table
+
+    frame = pd.concat([pd.read_csv(p) for p in metrics], ignore_index=True)
+    per_value = frame["model"].str.startswith("pdebench-")
+    reference = frame["model"] == "persistence"
+    keys = frame["pde"] + "/" + frame["value"].astype(str)
+
+    def with_references(trained: pd.Series) -> pd.DataFrame:
+        """The trained rows, and the references at the (PDE, value)s they are scored at."""
+        return frame[trained | (reference & keys.isin(keys[trained]))].copy()
+
+    cape = with_references(~per_value & ~reference)
+    pdebench = with_references(per_value)
+    pdebench.loc[pdebench["model"] != "persistence", "model"] = "pdebench"
+    write_table(
+        parameters_table(cape, model_order=list(model_order)),
+        outputs["parameters_csv"], outputs["parameters_md"],
+        caption="nRMSE over predicted frames of the models trained across the seen values; "
+        "persistence of the last true frame is the no-learning reference.",
+    )  # fmt: skip
+    table = (
+        pdebench_table(pdebench, published=published, version=version)
+        if per_value.any()
+        else pd.DataFrame(columns=PDEBENCH_COLUMNS)
+    )
+    write_table(
+        table, outputs["pdebench_csv"], outputs["pdebench_md"],
+        caption=f"One model per value (PDEBench protocol); published: {version or 'none'}.",
+    )  # fmt: skip
+
+
+def run_plot_parametric(
+    *,
+    parameters: str,
+    per_step: Sequence[str],
+    predictions: Sequence[str],
+    outputs: Mapping[str, str],
+    title: str,
+) -> None:
+    """The figures: nRMSE against the parameter, against the rollout step, and rollouts."""
+    from pderepro.plotting.parametric import (
+        plot_error_vs_parameter,
+        plot_error_vs_step,
+        plot_rollouts,
+    )
+
+    def paths(name: str) -> list[str]:
+        return [outputs[f"{name}_png"], outputs[f"{name}_pdf"]]
+
+    plot_error_vs_parameter(pd.read_csv(parameters), *paths("error_vs_parameter"), title=title)
+    steps = pd.concat([pd.read_csv(p) for p in per_step], ignore_index=True)
+    plot_error_vs_step(steps, *paths("error_vs_step"), title=title)
+    plot_rollouts([open_netcdf(p) for p in predictions], *paths("rollouts"))

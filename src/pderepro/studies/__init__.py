@@ -1,8 +1,8 @@
 """L5: study kinds, one module each, and the plan of the whole workflow.
 
 A study file names its ``kind``; the kind (:mod:`.resolution`, :mod:`.regimes`,
-:mod:`.closures`) owns the schema of such studies, the keys its presets may set, its
-checks, what it expands into, its targets, summary section and cost model.
+:mod:`.closures`, :mod:`.parametric`) owns the schema of such studies, the keys its
+presets may set, its checks, what it expands into, its targets, summary section and cost model.
 :func:`resolve_config` merges and validates the config; :func:`make_plan` turns it into
 a :class:`Plan`, which the Snakefile and the tests use alike. A new kind is one module
 registered in :data:`KINDS`.
@@ -30,13 +30,18 @@ from pderepro.config import (
 )
 from pderepro.data.closure_systems import CLOSURE_SYSTEMS
 from pderepro.data.specs import DATASET_SPECS
-from pderepro.studies import closures, regimes, resolution
+from pderepro.studies import closures, parametric, regimes, resolution
 from pderepro.studies.base import StudyKind
 from pderepro.studies.schema import build_schema
 
 #: Every study kind, by the ``kind`` value of a study file.
-KINDS: dict[str, StudyKind] = {k.name: k for k in (resolution.KIND, regimes.KIND, closures.KIND)}
+KINDS: dict[str, StudyKind] = {
+    k.name: k for k in (resolution.KIND, regimes.KIND, closures.KIND, parametric.KIND)
+}
 
+#: Preset sections keyed by the study's own entries (regimes, PDEs), each entry holding
+#: the allowed keys.
+NESTED_PRESET_SECTIONS = ("regimes", "pdes")
 #: Every table and figure on one self-contained HTML page.
 RESULTS_PAGE = "results/report/index.html"
 #: Files of the solver verification (``verification: true``).
@@ -72,12 +77,12 @@ def _check_preset(preset: Mapping[str, Any], path: Path, kinds: Mapping[str, str
                     f"{sorted(allowed_keys)} for a {kinds[study]} study"
                 )
             allowed = allowed_keys[section]
-            if section == "regimes" and isinstance(value, Mapping):
-                for regime, regime_sizes in value.items():
-                    extra = sorted(set(regime_sizes or {}) - allowed)
+            if section in NESTED_PRESET_SECTIONS and isinstance(value, Mapping):
+                for entry, entry_sizes in value.items():
+                    extra = sorted(set(entry_sizes or {}) - allowed)
                     if extra:
                         raise ConfigError(
-                            f"{path}: key '{study}.regimes.{regime}.{extra[0]}' is not a "
+                            f"{path}: key '{study}.{section}.{entry}.{extra[0]}' is not a "
                             f"size; allowed: {sorted(allowed)}"
                         )
             elif allowed is not None and isinstance(value, Mapping):

@@ -30,6 +30,7 @@ BENCHMARKS = {
     "coarse_grain": "results/benchmarks/coarse_grain/{study}/{setup}.tsv",
     "fit_closure": "results/benchmarks/fit_closure/{study}/{closure}.tsv",
     "evaluate_online": "results/benchmarks/evaluate_online/{study}/{closure}.tsv",
+    "train_parametric": "results/benchmarks/train_parametric/{study}/{pde}/{run}/seed{seed}.tsv",
 }
 #: Training keys a preset may set: the optimiser's budget. A run of a few hundred steps
 #: needs smaller batches, a larger rate and a decay over the whole run; the study's (the
