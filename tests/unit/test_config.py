@@ -7,7 +7,7 @@ import pytest
 import yaml
 
 from pderepro.config import ConfigError, canonical, deep_merge
-from pderepro.studies import KINDS, resolve_config
+from pderepro.studies import KINDS, NESTED_PRESET_SECTIONS, resolve_config
 from pderepro.studies.regimes import regime_units, superresolution_dataset
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -48,9 +48,9 @@ def test_presets_hold_sizes_only():
             allowed = KINDS[kind].preset_keys
             for section, value in sizes.items():
                 assert section in allowed, (path, section)
-                if section == "regimes":  # sizes per regime
-                    for regime in value.values():
-                        assert set(regime) <= allowed[section], (path, regime)
+                if section in NESTED_PRESET_SECTIONS:  # sizes per regime or PDE
+                    for entry in value.values():
+                        assert set(entry) <= allowed[section], (path, entry)
                 elif isinstance(value, dict):
                     assert set(value) <= allowed[section], (path, section)
 

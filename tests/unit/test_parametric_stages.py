@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from pderepro.data.io import open_netcdf
 from pderepro.stages import run_generate, run_merge, run_preprocess
 from pderepro.stages.parametric import (
     PARAMETRIC_METRIC_COLUMNS,
@@ -74,6 +75,7 @@ def test_train_then_evaluate_scores_predicted_frames_only(files, tmp_path):
     run_evaluate_parametric(
         checkpoint=ckpt, test_paths=[files[0.4]["test"], files[1.0]["test"]],
         seen_values=meta["train_values"], metrics=str(metrics), per_step=str(per_step),
+        predictions=str(tmp_path / "p.nc"), n_keep=2,
     )  # fmt: skip
     rows = pd.read_csv(metrics)
     assert list(rows.columns) == PARAMETRIC_METRIC_COLUMNS
@@ -82,3 +84,7 @@ def test_train_then_evaluate_scores_predicted_frames_only(files, tmp_path):
     assert len(rows) == 2 * 2 * SPLITS["test"] and np.isfinite(rows["nrmse"]).all()
     steps = pd.read_csv(per_step)
     assert sorted(steps["step"].unique()) == [1, 2, 3, 4, 5]  # 11 frames, stride 2, context 1
+    kept = open_netcdf(tmp_path / "p.nc")
+    assert kept["prediction"].shape == (2, 2, 6, 16)  # (value, sample, time, x)
+    assert np.isnan(kept["prediction"][:, :, 0]).all()  # the context is not predicted
+    assert np.isfinite(kept["prediction"][:, :, 1:]).all()

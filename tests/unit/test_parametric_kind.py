@@ -1,0 +1,90 @@
+"""The parametric study kind: runs, datasets, jobs and the config checks, from the
+shipped pdebench_cape study at each preset."""
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from pderepro.config import ConfigError
+from pderepro.studies import make_plan, resolve_config
+from pderepro.studies.parametric import (
+    KIND,
+    TEACHER_FORCING,
+    runs,
+    train_params,
+    value_tag,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _plan(preset="smoke"):
+    config = yaml.safe_load((ROOT / "config/config.yaml").read_text())
+    resolved = resolve_config(
+        {**config, "preset": preset, "studies": ["pdebench_cape"]},
+        config_dir=ROOT / "config",
+        schema_path=ROOT / "workflow/schemas/config.schema.yaml",
+    )
+    return make_plan(resolved)
+
+
+def _check(**changes):
+    study = _plan().studies["pdebench_cape"]
+    for path, value in changes.items():
+        node = study
+        *parents, last = path.split("__")
+        for key in parents:
+            node = node[key]
+        node[last] = value
+    KIND.check("study.pdebench_cape", study)
+
+
+def test_value_tags_are_path_safe_and_distinct():
+    tags = [value_tag(v) for v in (0.001, 0.01, 0.1, 1.0, 4.0, 1e-5)]
+    assert tags == ["0p001", "0p01", "0p1", "1", "4", "1em05"]
+
+
+def test_smoke_plan_runs_every_model_per_pde_plus_ablation_and_pdebench():
+    study = _plan().studies["pdebench_cape"]
+    keys = sorted(runs(study))
+    assert ("advection", "fno_cape" + TEACHER_FORCING) in keys
+    assert ("burgers", "pdebench-1") in keys
+    # 4 models + 1 teacher-forcing ablation + 1 pdebench value, per PDE
+    assert len(keys) == 2 * 6
+    cape = runs(study)["advection", "fno_cape"]
+    assert cape["train"] == [0.4, 2.0] and cape["test"] == [0.4, 1.0, 2.0]
+    assert not runs(study)["advection", "fno_cape" + TEACHER_FORCING]["curriculum"]
+    datasets = KIND.datasets("pdebench_cape", study)
+    assert set(datasets) == {f"pdebench_cape_{p}_{t}" for p, ts in
+                             (("advection", ("0p4", "1", "2")), ("burgers", ("0p2", "1", "2")))
+                             for t in ts}  # fmt: skip
+    assert datasets["pdebench_cape_burgers_0p2"]["nu"] == 0.2
+
+
+def test_pdebench_runs_take_their_own_epochs_and_rate():
+    plan = _plan("paper")
+    pdebench = train_params(plan, "pdebench_cape", "burgers", "pdebench-0p001")
+    cape = train_params(plan, "pdebench_cape", "burgers", "fno_cape")
+    assert pdebench["training"]["epochs"] == 500 and pdebench["training"]["learning_rate"] == 1e-3
+    assert cape["training"]["epochs"] == 100 and cape["training"]["learning_rate"] == 3e-3
+    assert "pdebench_epochs" not in cape["training"] and "training" not in pdebench["spec"]
+    assert pdebench["protocol"] == {
+        "space_stride": 4, "time_stride": 5, "context": 10, "transform": "log10"
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("changes", "match"),
+    [
+        ({"pdes__advection__unseen": [0.4]}, "also seen"),
+        ({"protocols__cape__space_stride": 3}, "does not divide"),
+        ({"protocols__pdebench__context": 13}, "leaves no frame"),
+        ({"teacher_forcing": ["fno_capee"]}, "not a model"),
+        ({"models__fno_cape__conditioned": False}, "CAPE models read the parameter"),
+        ({"pdes__burgers__dataset__nu": 0.1}, "set per value"),
+    ],
+)
+def test_bad_study_configs_are_named(changes, match):
+    with pytest.raises(ConfigError, match=match):
+        _check(**changes)
