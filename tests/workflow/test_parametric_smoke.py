@@ -1,0 +1,48 @@
+"""The pdebench_cape study end to end at the smoke preset (not in the default run, so
+run alone): datasets per parameter value, every run trained and rolled out, both tables
+and the figures."""
+
+import math
+
+import pandas as pd
+import pytest
+
+from pderepro.evaluation.parametric_tables import PARAMETERS_COLUMNS, PDEBENCH_COLUMNS
+from tests.workflow.helpers import copy_workflow, snakemake
+
+pytestmark = pytest.mark.slow
+STUDY = "results/pdebench_cape"
+
+
+@pytest.fixture(scope="module")
+def parametric_run(tmp_path_factory):
+    root = copy_workflow(tmp_path_factory.mktemp("parametric"))
+    result = snakemake(
+        "--cores", "2", "--config", "preset=smoke", "studies=[pdebench_cape]",
+        "verification=false", cwd=root, timeout=1800,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return root
+
+
+def test_parameters_table_scores_seen_and_unseen_values_beside_persistence(parametric_run):
+    table = pd.read_csv(parametric_run / f"{STUDY}/tables/parameters.csv")
+    assert list(table.columns) == PARAMETERS_COLUMNS
+    assert set(table["model"]) == {
+        "FNO", "FNO + CAPE", "FNO + CAPE, teacher forcing", "U-Net", "U-Net + CAPE",
+        "persistence (no learning)",
+    }  # fmt: skip
+    assert set(table["split"]) == {"seen", "unseen"}
+    assert table["nrmse_mean"].map(math.isfinite).all() and (table["nrmse_mean"] > 0).all()
+    assert (table["ci_low"] <= table["nrmse_mean"]).all()
+
+
+def test_pdebench_table_and_figures(parametric_run):
+    table = pd.read_csv(parametric_run / f"{STUDY}/tables/pdebench.csv")
+    assert list(table.columns) == PDEBENCH_COLUMNS
+    ours = table[table["model"] == "FNO (PDEBench protocol)"]
+    pairs = sorted(zip(ours["pde"], ours["parameter"], strict=True))
+    assert pairs == [("advection", 0.4), ("burgers", 1.0)]
+    assert ours.set_index("pde")["published"].to_dict() == {"advection": 0.01, "burgers": 0.004}
+    for name in ("error_vs_parameter", "error_vs_step", "rollouts"):
+        assert (parametric_run / f"{STUDY}/figures/{name}.png").stat().st_size > 10_000
