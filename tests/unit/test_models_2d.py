@@ -121,15 +121,23 @@ def test_rollout_shapes_and_first_step_is_forward(name):
 
 def test_fno2d_works_at_two_resolutions():
     """Same weights at n = 16 and 32; on band-limited periodic input the fine output
-    subsampled matches the coarse one up to GELU aliasing (about 1e-4 here)."""
+    subsampled matches the coarse one up to GELU aliasing (about 4e-4 here) once the grid
+    channels are ignored. The grid channels ``x_j = j / n`` are sawtooths, not periodic,
+    and their truncated spectra differ with n: with them the match is within 1% (0.6%)."""
     model = make("fno2d")
     model.periodic = True
     coarse, fine = smooth_fields(2, 3, 16), smooth_fields(2, 3, 32)
+
+    def mismatch() -> float:
+        with torch.no_grad():
+            out_c, out_f = model(coarse), model(fine)  # (2, 16, 16), (2, 32, 32)
+        assert out_f.shape == (2, 32, 32)
+        return ((out_c - out_f[:, ::2, ::2]).norm() / out_c.norm()).item()
+
+    assert mismatch() < 1e-2
     with torch.no_grad():
-        out_c, out_f = model(coarse), model(fine)  # (2, 16, 16), (2, 32, 32)
-    assert out_f.shape == (2, 32, 32)
-    err = (out_c - out_f[:, ::2, ::2]).norm() / out_c.norm()
-    assert err < 2e-3
+        model.lift.weight[:, -2:] = 0.0  # the lifting ignores the grid channels (x, y)
+    assert mismatch() < 2e-3
 
 
 def test_fno2d_accepts_single_field_without_channel_axis():
