@@ -53,7 +53,7 @@ def plot_error_vs_resolution(table: pd.DataFrame, *paths: str, title: str) -> No
             ls=":" if reference else "-",
             color=palette[label],
             capsize=3,
-            label=f"{label} (no learning)" if reference else label,
+            label=label if not reference or "no learning" in label else f"{label} (no learning)",
         )
     for label, rows in table.dropna(subset=["published"]).groupby("model", sort=False):
         ax.plot(
@@ -61,6 +61,7 @@ def plot_error_vs_resolution(table: pd.DataFrame, *paths: str, title: str) -> No
             rows["published"],
             ls="--",
             lw=1,
+            marker="x",  # a single published resolution draws no line
             color=palette.get(label, "grey"),
             label=f"{label} (published)",
         )
