@@ -23,7 +23,8 @@ def test_gpu_check_dry_run_writes_every_section(tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
     report = json.loads((tmp_path / "gpu_check.json").read_text())
     assert report["dry_run"] is True
-    assert report["burgers_fno_s1024"]["planned_jobs"] == 16  # 11 shards .. evaluate
+    # 12 shards (train, validation, test), 3 merges, preprocess, train, evaluate
+    assert report["burgers_fno_s1024"]["planned_jobs"] == 18
     cases = report["timings"]["cases"]
     assert {(c["device"], c["bf16_autocast"]) for c in cases} >= {("cpu", False), ("cpu", True)}
     assert all(c["fno_epoch_s"] > 0 and c["ns_step_s"] > 0 for c in cases)

@@ -19,7 +19,7 @@ def parametric_run(tmp_path_factory):
     root = copy_workflow(tmp_path_factory.mktemp("parametric"))
     result = snakemake(
         "--cores", "2", "--config", "preset=smoke", "studies=[pdebench_cape]",
-        "verification=false", cwd=root, timeout=1800,
+        "verification=False", cwd=root, timeout=1800,
     )  # fmt: skip
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     return root

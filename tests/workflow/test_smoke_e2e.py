@@ -97,6 +97,7 @@ def test_changing_an_fno_hyperparameter_reruns_only_fno_jobs(smoke_run):
         "train_model": 2,
         "evaluate_model": 2,
         "make_table": 1,
+        "cost_table": 1,
         "plot_resolution": 1,
         "plot_samples": 1,
         "summary": 1,
@@ -184,6 +185,7 @@ def test_changing_an_fno3d_hyperparameter_reruns_only_its_jobs(smoke_run):
         "train_model": 1,
         "evaluate_model": 1,
         "regimes_table": 1,
+        "cost_table": 1,
         "plot_error_vs_time": 1,
         "evaluate_superresolution": 1,
         "plot_superresolution": 1,
@@ -238,9 +240,9 @@ def test_results_page_shows_every_table_and_figure_in_a_browser(smoke_run):
     parser.feed(dom)
     expected = {  # tables and figures per study (and the solver verification)
         "validation": (1, 0),
-        "fno_burgers": (1, 2),
-        "fno_darcy": (1, 2),
-        "fno_navier_stokes": (2, 2),
+        "fno_burgers": (2, 2),  # the resolution and cost tables
+        "fno_darcy": (2, 2),
+        "fno_navier_stokes": (3, 2),  # regimes, super-resolution, cost
         "l96_closures": (2, 5),
     }
     found = {k: (v["table"], v["img"]) for k, v in parser.sections.items()}
