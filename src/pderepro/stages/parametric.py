@@ -26,7 +26,7 @@ from pderepro.data.io import atomic_write, open_layout_netcdf, open_netcdf, writ
 from pderepro.data.provenance import provenance_attrs
 from pderepro.evaluation.parametric_tables import PDEBENCH_COLUMNS
 from pderepro.evaluation.tables import write_table
-from pderepro.evaluation.trajectory_metrics import band_rmse, nrmse
+from pderepro.evaluation.trajectory_metrics import band_rmse, nrmse, nrmse_per_step
 from pderepro.models.registry import build_model, count_parameters, effective_hparams
 from pderepro.models.step1d import rollout
 from pderepro.runtime import set_threads
@@ -267,9 +267,7 @@ def run_evaluate_parametric(
                 model="persistence", label="persistence (no learning)", seed=0,
             )
         )  # fmt: skip
-        per_step_error = np.linalg.norm(pred - truth[:, context:], axis=2) / np.linalg.norm(
-            truth[:, context:], axis=2
-        )  # (sample, step)
+        per_step_error = nrmse_per_step(pred, truth[:, context:])  # (sample, step)
         steps_rows += [
             {"model": meta["label"], "value": value, "split": split, "step": k + 1,
              "nrmse": float(err)}
