@@ -7,6 +7,7 @@ from pderepro.data.scheduler import DASK_SCHEDULER_ENV
 from pderepro.studies import (
     RESULTS_PAGE,
     closures,
+    cost,
     make_plan,
     parametric,
     regimes,

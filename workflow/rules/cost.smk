@@ -13,14 +13,14 @@ rule time_solver:
         ENV
     threads: 1
     params:
-        dataset=from_plan(resolution.solver_timing_dataset),
+        dataset=from_plan(cost.solver_timing_dataset),
     script:
         "../scripts/time_solver.py"
 
 
 rule cost_table:
     input:
-        from_plan(resolution.cost_table_inputs),
+        from_plan(cost.cost_table_inputs),
     output:
         csv="results/{study}/tables/cost.csv",
         markdown="results/{study}/tables/cost.md",
@@ -31,6 +31,6 @@ rule cost_table:
     conda:
         ENV
     params:
-        table=from_plan(resolution.cost_table_params),
+        table=from_plan(cost.cost_table_params),
     script:
         "../scripts/cost_table.py"

@@ -38,6 +38,17 @@ BENCHMARKS = {
 TRAINING_BUDGET_KEYS = frozenset(
     {"epochs", "seeds", "checkpoint_every", "batch_size", "learning_rate", "scheduler"}
 )
+#: Caption of every cost table (results/<study>/tables/cost.csv).
+COST_CAPTION = (
+    "Wall time in seconds, per unit (regime), model and resolution: data_s_per_sample, the "
+    "generation jobs' time (process start included) over the samples they made; train_s, "
+    "one training job (mean over seeds); inference_s_per_sample, the surrogate on the test "
+    "split; solver_s_per_sample, the solver (initial condition and solve) on the "
+    "surrogate's grid; speedup, solver over surrogate per query; breakeven_queries, the "
+    "queries after which data (n_build_samples: train and validation) plus training plus "
+    "queries cost less than solving each query (inf: never). The devices are beside each "
+    "figure; the solver rows are the no-learning reference."
+)
 #: Formats every figure is written in.
 FIGURE_FORMATS = ("png", "pdf")
 SCHEMA_DIR = Path(__file__).parent / "schemas"

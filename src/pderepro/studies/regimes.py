@@ -15,6 +15,7 @@ from typing import Any
 
 from pderepro.config import ConfigError
 from pderepro.studies.base import (
+    COST_CAPTION,
     TRAINING_BUDGET_KEYS,
     StudyKind,
     SummarySection,
@@ -26,7 +27,6 @@ from pderepro.studies.base import (
     unverified_note,
 )
 from pderepro.studies.resolution import (
-    COST_CAPTION,
     check_models_fit,
     dataset_benchmarks,
     dataset_jobs,

@@ -20,6 +20,7 @@ from pderepro.data.specs import dataset_spec
 from pderepro.resources import BASE_MB, BYTES_PER_MB, runtime_minutes
 from pderepro.studies.base import (
     BENCHMARKS,
+    COST_CAPTION,
     TRAINING_BUDGET_KEYS,
     StudyKind,
     SummarySection,
@@ -41,17 +42,6 @@ TRAIN_1D_S_PER_VALUE_EPOCH = 7.4e-9
 TRAIN_2D_S_PER_VALUE_EPOCH = 1e-5
 #: Activation floats per stored value of a batch during training.
 ACTIVATIONS_PER_VALUE = 200
-#: Caption of every cost table (results/<study>/tables/cost.csv).
-COST_CAPTION = (
-    "Wall time in seconds, per unit (regime), model and resolution: data_s_per_sample, the "
-    "generation jobs' time (process start included) over the samples they made; train_s, "
-    "one training job (mean over seeds); inference_s_per_sample, the surrogate on the test "
-    "split; solver_s_per_sample, the solver (initial condition and solve) on the "
-    "surrogate's grid; speedup, solver over surrogate per query; breakeven_queries, the "
-    "queries after which data (n_build_samples: train and validation) plus training plus "
-    "queries cost less than solving each query (inf: never). The devices are beside each "
-    "figure; the solver rows are the no-learning reference."
-)
 
 
 def model_training(study: Mapping[str, Any], model: str) -> dict[str, Any]:
@@ -375,56 +365,3 @@ def train_runtime(plan, study: str, model: str, res: str, **_: Any) -> int:
 def train_devices(plan, study: str, model: str, **_: Any) -> int:
     """GPUs (or CPU processes) of a training job: its ``training.devices``."""
     return model_training(plan.units[study], model)["devices"]
-
-
-# ---- cost table (every kind whose units train surrogates) --------------------------------
-
-
-def cost_units(plan, study: str) -> dict[str, dict[str, Any]]:
-    """Per unit of a study, the files of its cost table (see
-    :func:`pderepro.stages.cost.run_cost_table`)."""
-    units = plan.kind(study).units(study, plan.studies[study])
-    out = {}
-    for name, unit in units.items():
-        dataset = unit["dataset"]
-        runs = [
-            {
-                "benchmark": BENCHMARKS["train_model"].format(
-                    study=name, model=model, res=res, seed=seed
-                ),
-                "metrics": f"results/{name}/metrics/{model}/res{res}/seed{seed}.csv",
-            }
-            for model in unit["models"]
-            for res in unit["resolutions"]
-            for seed in range(unit["training"]["seeds"])
-        ]
-        out[name] = {
-            "generate": dataset_benchmarks(dataset),
-            "n_generated": sum(dataset[f"n_{split}"] for split in SPLITS),
-            "n_build": dataset["n_train"] + dataset["n_validation"],
-            "runs": runs,
-            "solver": [f"results/{name}/cost/solver_res{res}.csv" for res in unit["resolutions"]],
-        }
-    return out
-
-
-def cost_table_inputs(plan, study: str, **_: Any) -> list[str]:
-    files = []
-    for unit in cost_units(plan, study).values():
-        files += unit["generate"] + unit["solver"]
-        files += [f for run in unit["runs"] for f in (run["benchmark"], run["metrics"])]
-    return files
-
-
-def cost_table_params(plan, study: str, **_: Any) -> dict[str, Any]:
-    cfg = plan.studies[study]
-    return {
-        "units": cost_units(plan, study),
-        "model_order": list(cfg["models"]),
-        "caption": COST_CAPTION,
-    }
-
-
-def solver_timing_dataset(plan, study: str, **_: Any) -> dict[str, Any]:
-    """The science of a unit's dataset, for timing its solver."""
-    return dataset_science(plan, plan.units[study]["dataset"]["name"])

@@ -1,0 +1,60 @@
+"""Input functions of the cost rules (``workflow/rules/cost.smk``) for every kind whose
+units train surrogates (resolution and regimes studies): which benchmark, metrics and
+solver-timing files a study's cost table reads, and the caption it carries."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pderepro.studies.base import BENCHMARKS, COST_CAPTION
+from pderepro.studies.resolution import SPLITS, dataset_benchmarks, dataset_science
+
+
+def cost_units(plan, study: str) -> dict[str, dict[str, Any]]:
+    """Per unit of a study, the files of its cost table (see
+    :func:`pderepro.stages.cost.run_cost_table`)."""
+    units = plan.kind(study).units(study, plan.studies[study])
+    out = {}
+    for name, unit in units.items():
+        dataset = unit["dataset"]
+        runs = [
+            {
+                "benchmark": BENCHMARKS["train_model"].format(
+                    study=name, model=model, res=res, seed=seed
+                ),
+                "metrics": f"results/{name}/metrics/{model}/res{res}/seed{seed}.csv",
+            }
+            for model in unit["models"]
+            for res in unit["resolutions"]
+            for seed in range(unit["training"]["seeds"])
+        ]
+        out[name] = {
+            "generate": dataset_benchmarks(dataset),
+            "n_generated": sum(dataset[f"n_{split}"] for split in SPLITS),
+            "n_build": dataset["n_train"] + dataset["n_validation"],
+            "runs": runs,
+            "solver": [f"results/{name}/cost/solver_res{res}.csv" for res in unit["resolutions"]],
+        }
+    return out
+
+
+def cost_table_inputs(plan, study: str, **_: Any) -> list[str]:
+    files = []
+    for unit in cost_units(plan, study).values():
+        files += unit["generate"] + unit["solver"]
+        files += [f for run in unit["runs"] for f in (run["benchmark"], run["metrics"])]
+    return files
+
+
+def cost_table_params(plan, study: str, **_: Any) -> dict[str, Any]:
+    cfg = plan.studies[study]
+    return {
+        "units": cost_units(plan, study),
+        "model_order": list(cfg["models"]),
+        "caption": COST_CAPTION,
+    }
+
+
+def solver_timing_dataset(plan, study: str, **_: Any) -> dict[str, Any]:
+    """The science of a unit's dataset, for timing its solver."""
+    return dataset_science(plan, plan.units[study]["dataset"]["name"])
