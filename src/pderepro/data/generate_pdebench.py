@@ -1,11 +1,13 @@
-"""PDEBench 1-D trajectories (REFERENCES §3): advection and viscous Burgers.
+"""PDEBench 1-D trajectories (REFERENCES §3): advection, viscous Burgers and
+diffusion-reaction (with its basic forms, REFERENCES §3.1).
 
-One dataset holds one parameter value (advection speed ``beta`` or Burgers viscosity
-``nu``); a study makes one dataset per value. Every sample is a trajectory ``u(sample,
-time, x)`` at the cell centres of ``base_resolution`` cells on [0, 1), at ``n_frames``
-times from 0 to ``t_final`` (the first frame is the initial condition). The parameter is
-a coordinate on ``sample`` (constant within a file), so the files of several values
-concatenate along ``sample`` and a model reads it as a per-sample scalar input.
+One dataset holds one parameter value (advection speed ``beta``, Burgers viscosity ``nu``,
+or the pair ``nu, rho`` of diffusion-reaction); a study makes one dataset per value.
+Every sample is a trajectory ``u(sample, time, x)`` at the cell centres of
+``base_resolution`` cells on [0, 1), at ``n_frames`` times from 0 to ``t_final`` (the first
+frame is the initial condition). Each parameter is a coordinate on ``sample`` (constant
+within a file), so the files of several values concatenate along ``sample`` and a model
+reads it as a per-sample scalar input.
 
 Each sample's initial condition is drawn by
 :func:`~pderepro.solvers.pdebench_ic.draw_initial_condition` from a generator seeded with
@@ -28,13 +30,14 @@ import xarray as xr
 from pderepro.data.seeds import sample_seeds
 from pderepro.data.specs import DATASET_SPECS
 from pderepro.solvers.advection import advection_frames
+from pderepro.solvers.diffusion_reaction import pdebench_diffusion_reaction_frames
 from pderepro.solvers.pdebench_ic import SinesIC, cell_centres, draw_initial_condition, frame_times
 from pderepro.solvers.viscous_burgers import OVERSAMPLE, PDEBenchBurgersProblem, burgers_frames
 
 log = logging.getLogger(__name__)
 
-#: Advection samples evaluated together: bounds the float64 frames held at once
-#: (64 x 201 x 1024 x 8 B = 105 MB at the default grid).
+#: Advection (and diffusion-reaction) samples evaluated together: bounds the float64 frames
+#: held at once (64 x 201 x 1024 x 8 B = 105 MB at the default grid).
 ADVECTION_BATCH = 64
 #: Burgers samples solved together, by device type. On a CPU the solver is 2-5 times
 #: faster per sample in batches of 8-16 than alone; on a GPU a step of a small batch costs
@@ -127,7 +130,7 @@ def _trajectories(
     start: int,
     seeds: np.ndarray,
     ics: Sequence[SinesIC],
-    parameter: str,
+    parameters: Sequence[str],
     extra: Mapping[str, tuple[tuple[str, ...], np.ndarray]] | None = None,
 ) -> xr.Dataset:
     """The dataset of ``u`` ``(sample, time, x)`` float32 with its coordinates and records."""
@@ -140,7 +143,7 @@ def _trajectories(
             "x": cell_centres(cfg["base_resolution"]),
             "sine": np.arange(1, len(ics[0].modes) + 1),
             "seed": ("sample", seeds.astype(np.int64)),
-            parameter: ("sample", np.full(count, _parameter(cfg, parameter))),
+            **{p: ("sample", np.full(count, _parameter(cfg, p))) for p in parameters},
         },
     )
 
@@ -189,7 +192,7 @@ def generate_pdebench_advection(
             batch, beta, n_cells=n_cells, t_final=cfg["t_final"], n_frames=n_frames
         )
         _progress(f"PDEBench advection beta={beta:g}", first + len(batch), count, clock)
-    ds = _trajectories(u, cfg=cfg, start=start, seeds=seeds, ics=ics, parameter="beta")
+    ds = _trajectories(u, cfg=cfg, start=start, seeds=seeds, ics=ics, parameters=["beta"])
     ds.attrs.update(
         split=split,
         solver="pdebench_advection_exact",
@@ -292,7 +295,7 @@ def generate_pdebench_burgers(
         start=start,
         seeds=seeds,
         ics=ics,
-        parameter="nu",
+        parameters=["nu"],
         extra={"spectral_tail": (("sample",), tail)},
     )
     ds.attrs.update(
@@ -307,5 +310,59 @@ def generate_pdebench_burgers(
         speed_bound=problem.speed_bound,
         oversample=OVERSAMPLE,
         **DATASET_SPECS["pdebench_burgers"].layout.attrs(),
+    )
+    return ds
+
+
+def generate_pdebench_diffusion_reaction(
+    cfg: Mapping[str, Any],
+    *,
+    split: str,
+    start: int,
+    count: int,
+    device: str | torch.device | None = None,
+) -> xr.Dataset:
+    """Diffusion-reaction trajectories ``u_t = nu u_xx + rho u (1 - u)``, samples
+    ``start .. start+count-1``; ``rho = 0`` and ``nu = 0`` give its basic forms.
+
+    Parameters
+    ----------
+    cfg : mapping
+        The dataset config: ``nu, rho, base_resolution, n_frames, t_final,
+        steps_per_frame, seed``.
+    split : str
+        ``train``, ``validation`` or ``test``; part of every sample's seed.
+    start, count : int
+        Sample range.
+    device : str or torch.device, optional
+        Unused: the split steps run in numpy (0.2 s per sample at 1024 cells).
+
+    Returns
+    -------
+    xarray.Dataset
+        As :func:`generate_pdebench_advection`, with ``nu(sample)`` and ``rho(sample)``;
+        ``u`` is dimensionless, in [0, 1].
+    """
+    del device
+    nu, rho = _parameter(cfg, "nu"), _parameter(cfg, "rho")
+    seeds, ics = _draw(cfg, split, start, count)
+    clock = time.perf_counter()
+    u = np.empty((count, cfg["n_frames"], cfg["base_resolution"]), dtype=np.float32)
+    for first in range(0, count, ADVECTION_BATCH):
+        batch = ics[first : first + ADVECTION_BATCH]
+        u[first : first + len(batch)] = pdebench_diffusion_reaction_frames(
+            batch, nu, rho, n_cells=cfg["base_resolution"], t_final=cfg["t_final"],
+            n_frames=cfg["n_frames"], steps_per_frame=cfg["steps_per_frame"],
+        )  # fmt: skip
+        _progress(f"diffusion-reaction nu={nu:g} rho={rho:g}", first + len(batch), count, clock)
+    ds = _trajectories(u, cfg=cfg, start=start, seeds=seeds, ics=ics, parameters=["nu", "rho"])
+    ds.attrs.update(
+        split=split,
+        solver="pdebench_diffusion_reaction_strang",
+        solver_dtype="float64",
+        t_final=float(cfg["t_final"]),
+        steps_per_frame=int(cfg["steps_per_frame"]),
+        initial_condition="PDEBench sines mapped into [0, 1] per sample (min-max)",
+        **DATASET_SPECS["pdebench_diffusion_reaction"].layout.attrs(),
     )
     return ds

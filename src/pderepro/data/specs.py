@@ -114,6 +114,9 @@ PDEBENCH_ADVECTION_S_PER_VALUE = 1e-7
 #: (2048 x 4400, 7.7e-8), on a loaded 2-core machine; so about 45 s at nu = 1e-3
 #: (16384 x 34,400), where the solver's own note measured 32 s.
 PDEBENCH_BURGERS_S_PER_POINT_STEP = 8e-8
+#: PDEBench diffusion-reaction: about 2e-8 s per sample, cell and Strang step on one core
+#: (0.2 s per sample at 1024 cells x 10,000 steps, batches of 8).
+PDEBENCH_DIFFUSION_REACTION_S_PER_POINT_STEP = 2e-8
 
 
 def _trajectory_values(cfg: Mapping[str, Any]) -> int:
@@ -186,6 +189,25 @@ DATASET_SPECS: dict[str, DatasetSpec] = {
             generator="pderepro.data.generate_pdebench:generate_pdebench_burgers",
             values_per_sample=_trajectory_values,
             seconds_per_sample=_pdebench_burgers_seconds,
+        ),
+        DatasetSpec(
+            solver="pdebench_diffusion_reaction",
+            layout=Layout(
+                inputs=("u",),
+                target="u",
+                grid="periodic",
+                scalars=("nu", "rho"),
+                trajectory_dim="time",
+            ),  # fmt: skip
+            ndim=1,
+            generator="pderepro.data.generate_pdebench:generate_pdebench_diffusion_reaction",
+            values_per_sample=_trajectory_values,
+            seconds_per_sample=lambda cfg: (
+                cfg["base_resolution"]
+                * (cfg["n_frames"] - 1)
+                * cfg["steps_per_frame"]
+                * PDEBENCH_DIFFUSION_REACTION_S_PER_POINT_STEP
+            ),  # fmt: skip
         ),
     )
 }

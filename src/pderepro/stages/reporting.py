@@ -20,6 +20,7 @@ from pderepro.evaluation.tables import (
     write_table,
 )
 from pderepro.solvers.darcy_verification import darcy_convergence
+from pderepro.solvers.diffusion_reaction_verification import diffusion_reaction_verification
 from pderepro.solvers.lorenz96_verification import lorenz96_convergence
 from pderepro.solvers.navier_stokes_verification import navier_stokes_verification
 from pderepro.solvers.pdebench_verification import pdebench_verification
@@ -138,6 +139,7 @@ def run_validate_solvers(*, csv: str, figures: Sequence[str]) -> None:
         darcy_convergence,
         navier_stokes_verification,
         pdebench_verification,
+        diffusion_reaction_verification,
     ]
     table = pd.concat([study() for study in studies], ignore_index=True)
     atomic_write(csv, lambda tmp: table.to_csv(tmp, index=False, float_format="%.6g"))
