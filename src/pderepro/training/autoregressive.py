@@ -16,7 +16,9 @@ the model works in those units throughout.
 from __future__ import annotations
 
 import copy
+import logging
 import math
+import time
 from dataclasses import dataclass
 
 import torch
@@ -24,6 +26,10 @@ from torch import Tensor
 
 from pderepro.models.step1d import StepModel, rollout
 
+log = logging.getLogger(__name__)
+
+#: Progress lines per run (one every tenth of the epochs, and the last).
+PROGRESS_LINES = 10
 #: Width of the curriculum's tanh ramp, in normalised epochs (CAPE: 0.2).
 CURRICULUM_WIDTH = 0.2
 
@@ -193,6 +199,8 @@ def train_autoregressive(
     steps = trajectories.shape[1] - model.context
     history: list[dict[str, float]] = []
     best, best_state = math.inf, None
+    tic = time.perf_counter()
+    every = max(1, cfg.epochs // PROGRESS_LINES)
     for epoch in range(cfg.epochs):
         progress = epoch / max(1, cfg.epochs - 1)
         n_ar = autoregressive_steps(progress, steps) if cfg.curriculum else 0
@@ -229,6 +237,12 @@ def train_autoregressive(
             if row["val_rollout_rel_l2"] < best:
                 best, best_state = row["val_rollout_rel_l2"], copy.deepcopy(model.state_dict())
         history.append(row)
+        if (epoch + 1) % every == 0 or epoch + 1 == cfg.epochs:
+            log.info(
+                "epoch %d/%d: loss %.3e, validation rollout %.3e, %d autoregressive steps, "
+                "%.0f s", epoch + 1, cfg.epochs, row["train_loss"],
+                row.get("val_rollout_rel_l2", math.nan), n_ar, time.perf_counter() - tic,
+            )  # fmt: skip
     if best_state is not None:
         model.load_state_dict(best_state)
     return history
