@@ -12,32 +12,32 @@ from pderepro.studies.parametric import (
     KIND,
     TEACHER_FORCING,
     runs,
-    train_params,
     value_tag,
 )
+from pderepro.studies.parametric_inputs import train_params
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _plan(preset="smoke"):
+def _plan(preset="smoke", study="pdebench_cape"):
     config = yaml.safe_load((ROOT / "config/config.yaml").read_text())
     resolved = resolve_config(
-        {**config, "preset": preset, "studies": ["pdebench_cape"]},
+        {**config, "preset": preset, "studies": [study]},
         config_dir=ROOT / "config",
         schema_path=ROOT / "workflow/schemas/config.schema.yaml",
     )
     return make_plan(resolved)
 
 
-def _check(**changes):
-    study = _plan().studies["pdebench_cape"]
+def _check(study_name="pdebench_cape", **changes):
+    study = _plan(study=study_name).studies[study_name]
     for path, value in changes.items():
         node = study
         *parents, last = path.split("__")
         for key in parents:
             node = node[key]
         node[last] = value
-    KIND.check("study.pdebench_cape", study)
+    KIND.check(f"study.{study_name}", study)
 
 
 def test_value_tags_are_path_safe_and_distinct():
@@ -88,3 +88,48 @@ def test_pdebench_runs_take_their_own_epochs_and_rate():
 def test_bad_study_configs_are_named(changes, match):
     with pytest.raises(ConfigError, match=match):
         _check(**changes)
+
+
+def test_basic_forms_runs_share_steps_and_validation_and_differ_in_data():
+    plan = _plan("quick", "basic_forms")
+    study = plan.studies["basic_forms"]
+    planned = runs(study)
+    assert sorted(run for _, run in planned) == sorted(
+        f"{prefix}-f{tag}" for prefix in ("target", "target_basic") for tag in ("0p05", "0p2", "1")
+    )
+    alone = planned["diffusion_reaction", "target-f0p2"]
+    joint = planned["diffusion_reaction", "target_basic-f0p2"]
+    seen = [(0.5, 1.0), (0.5, 2.0), (1.0, 1.0), (1.0, 2.0)]
+    assert alone["train"] == seen and alone["fractions"] == [0.2] * 4
+    assert joint["train"] == seen + [(0.0, 1.0), (0.0, 2.0), (0.5, 0.0), (1.0, 0.0)]
+    assert joint["fractions"] == [0.2] * 4 + [1.0] * 4
+    assert alone["validate"] == joint["validate"] == seen
+    assert alone["test"] == joint["test"] == [*seen, (2.0, 5.0), (5.0, 10.0)]
+    params = train_params(plan, "basic_forms", "diffusion_reaction", "target_basic-f0p2")
+    assert params["training"]["optimizer_steps"] == 300 and params["parameter"] == ["nu", "rho"]
+    assert params["spec"]["conditioned"] and params["fractions"] == joint["fractions"]
+    datasets = KIND.datasets("basic_forms", study)
+    pure_reaction = datasets["basic_forms_diffusion_reaction_0_2"]
+    assert (pure_reaction["nu"], pure_reaction["rho"]) == (0.0, 2.0)
+    assert len(datasets) == 10
+    targets = KIND.targets("basic_forms", study)
+    assert "results/basic_forms/tables/basic_forms.csv" in targets
+    assert not any("parameters" in t for t in targets)
+    jobs = KIND.jobs("basic_forms", study)
+    assert jobs["train_parametric"] == 12 and jobs["basic_forms_table"] == 1
+    assert "parametric_tables" not in jobs
+
+
+@pytest.mark.parametrize(
+    ("changes", "match"),
+    [
+        ({"pdes__diffusion_reaction__transform": "log10"}, "has no log10"),
+        ({"pdes__diffusion_reaction__unseen": [[5, 10, 1]]}, "one number per parameter"),
+        ({"pdes__diffusion_reaction__unseen": [5]}, "one number per parameter"),
+        ({"basic_forms__protocol": "cape"}, "protocols.cape': needed"),
+        ({"pdes__diffusion_reaction__dataset__rho": 1.0}, "set per value"),
+    ],
+)
+def test_bad_basic_forms_configs_are_named(changes, match):
+    with pytest.raises(ConfigError, match=match):
+        _check("basic_forms", **changes)

@@ -5,8 +5,10 @@ import pandas as pd
 import pytest
 
 from pderepro.evaluation.parametric_tables import (
+    BASIC_FORMS_COLUMNS,
     PARAMETERS_COLUMNS,
     PDEBENCH_COLUMNS,
+    basic_forms_table,
     parameters_table,
     pdebench_table,
 )
@@ -53,3 +55,33 @@ def test_pdebench_table_puts_published_values_beside_ours_only():
     assert fno["published"] == 0.01 and fno["published_version"] == "arXiv v7"
     assert table[table["model"] != "FNO"]["published"].isna().all()
     assert table[(table["model"] == "FNO") & (table["parameter"] == 1.0)]["published"].isna().all()
+
+
+def test_basic_forms_table_pools_values_per_split_and_keeps_persistence_apart():
+    runs = {
+        "target-f0p5": {"training": "target", "target_fraction": 0.5},
+        "target_basic-f0p5": {"training": "target+basic", "target_fraction": 0.5},
+    }
+    frames = []
+    for seed in (0, 1):
+        for model, scale in (("target-f0p5", 2.0), ("target_basic-f0p5", 1.0)):
+            for value, split in (("nu=1 rho=1", "seen"), ("nu=1 rho=2", "seen"),
+                                 ("nu=5 rho=10", "unseen")):  # fmt: skip
+                frames.append(_rows(model, "FNO", value, split, seed, scale * np.array([0.1, 0.3])))
+                frames.append(_rows("persistence", "persistence (no learning)", value, split,
+                                    0, np.array([0.5, 0.7])))  # fmt: skip
+    table = basic_forms_table(pd.concat(frames, ignore_index=True), runs=runs)
+    assert list(table.columns) == BASIC_FORMS_COLUMNS
+    assert table[["training", "split"]].values.tolist() == [
+        ["target", "id"], ["target+basic", "id"], ["persistence", "id"],
+        ["target", "ood"], ["target+basic", "ood"], ["persistence", "ood"],
+    ]  # fmt: skip
+    by = table.set_index(["training", "split"])
+    # two values x two trajectories pooled into one id row of 4 test samples
+    assert by.loc[("target", "id"), "n_test"] == 4 and by.loc[("target", "ood"), "n_test"] == 2
+    assert by.loc[("target", "id"), "nrmse_mean"] == pytest.approx(0.4)
+    assert by.loc[("target+basic", "id"), "nrmse_mean"] == pytest.approx(0.2)
+    assert by.loc[("persistence", "id"), "n_seeds"] == 1
+    assert np.isnan(by.loc[("persistence", "ood"), "target_fraction"])
+    with pytest.raises(ValueError, match="not basic-forms runs"):
+        basic_forms_table(pd.concat(frames, ignore_index=True), runs={})

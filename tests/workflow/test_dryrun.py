@@ -16,9 +16,11 @@ from tests.workflow.helpers import (
 )
 
 
-def _plan(preset):
+def _plan(preset, studies=None):
     """The plan of the shipped config at ``preset``, built by the real config loader."""
     config = yaml.safe_load((ROOT / "config/config.yaml").read_text())
+    if studies:
+        config["studies"] = studies
     resolved = resolve_config(
         {**config, "preset": preset},
         config_dir=ROOT / "config",
@@ -33,6 +35,20 @@ def test_dry_run_plans_the_jobs_the_kinds_count(tmp_path, preset):
     result = snakemake("-n", "--config", f"preset={preset}", cwd=copy_workflow(tmp_path))
     assert result.returncode == 0, result.stderr
     assert planned_jobs(result.stdout + result.stderr) == dict(_plan(preset).job_counts())
+
+
+@pytest.mark.parametrize("preset", ["smoke", "paper"])
+def test_parametric_studies_dry_run_plans_the_jobs_the_kind_counts(tmp_path, preset):
+    """The studies outside the default run: pdebench_cape and basic_forms together."""
+    studies = ["pdebench_cape", "basic_forms"]
+    result = snakemake(
+        "-n", "--config", f"preset={preset}", f"studies=[{','.join(studies)}]",
+        cwd=copy_workflow(tmp_path),
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert planned_jobs(result.stdout + result.stderr) == dict(
+        _plan(preset, studies).job_counts()
+    )
 
 
 def test_paper_plan_has_the_papers_sizes():

@@ -1,13 +1,17 @@
-"""The pdebench_cape study end to end at the smoke preset (not in the default run, so
-run alone): datasets per parameter value, every run trained and rolled out, both tables
-and the figures."""
+"""The parametric studies (pdebench_cape and basic_forms) end to end at the smoke preset,
+in one run apart from the default studies: datasets per parameter value, every run
+trained and rolled out, the tables and the figures."""
 
 import math
 
 import pandas as pd
 import pytest
 
-from pderepro.evaluation.parametric_tables import PARAMETERS_COLUMNS, PDEBENCH_COLUMNS
+from pderepro.evaluation.parametric_tables import (
+    BASIC_FORMS_COLUMNS,
+    PARAMETERS_COLUMNS,
+    PDEBENCH_COLUMNS,
+)
 from tests.workflow.helpers import copy_workflow, snakemake
 
 pytestmark = pytest.mark.slow
@@ -18,7 +22,7 @@ STUDY = "results/pdebench_cape"
 def parametric_run(tmp_path_factory):
     root = copy_workflow(tmp_path_factory.mktemp("parametric"))
     result = snakemake(
-        "--cores", "2", "--config", "preset=smoke", "studies=[pdebench_cape]",
+        "--cores", "2", "--config", "preset=smoke", "studies=[pdebench_cape,basic_forms]",
         "verification=False", cwd=root, timeout=1800,
     )  # fmt: skip
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
@@ -46,3 +50,17 @@ def test_pdebench_table_and_figures(parametric_run):
     assert ours.set_index("pde")["published"].to_dict() == {"advection": 0.01, "burgers": 0.004}
     for name in ("error_vs_parameter", "error_vs_step", "rollouts"):
         assert (parametric_run / f"{STUDY}/figures/{name}.png").stat().st_size > 10_000
+
+
+def test_basic_forms_table_and_figure(parametric_run):
+    table = pd.read_csv(parametric_run / "results/basic_forms/tables/basic_forms.csv")
+    assert list(table.columns) == BASIC_FORMS_COLUMNS
+    learned = table[table["training"] != "persistence"]
+    cells = learned[["training", "target_fraction", "split"]].itertuples(index=False)
+    assert sorted(map(tuple, cells)) == [
+        (t, f, s) for t in ("target", "target+basic") for f in (0.25, 1.0) for s in ("id", "ood")
+    ]  # fmt: skip
+    assert sorted(table.loc[table["training"] == "persistence", "split"]) == ["id", "ood"]
+    assert table["nrmse_mean"].map(math.isfinite).all()
+    figure = parametric_run / "results/basic_forms/figures/basic_forms.png"
+    assert figure.stat().st_size > 10_000

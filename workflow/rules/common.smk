@@ -10,6 +10,7 @@ from pderepro.studies import (
     cost,
     make_plan,
     parametric,
+    parametric_inputs,
     regimes,
     resolution,
     resolve_config,

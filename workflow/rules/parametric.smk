@@ -4,7 +4,7 @@
 
 rule train_parametric:
     input:
-        unpack(from_plan(parametric.train_inputs)),
+        unpack(from_plan(parametric_inputs.train_inputs)),
     output:
         checkpoint="results/{study}/{pde}/models/{run}/seed{seed}/checkpoint.pt",
         history="results/{study}/{pde}/models/{run}/seed{seed}/history.csv",
@@ -18,10 +18,10 @@ rule train_parametric:
         ENV
     threads: 1
     resources:
-        mem_mb=from_plan(parametric.train_mem_mb),
-        runtime=from_plan(parametric.train_runtime),
+        mem_mb=from_plan(parametric_inputs.train_mem_mb),
+        runtime=from_plan(parametric_inputs.train_runtime),
     params:
-        run=from_plan(parametric.train_params),
+        run=from_plan(parametric_inputs.train_params),
     script:
         "../scripts/train_parametric.py"
 
@@ -29,7 +29,7 @@ rule train_parametric:
 rule evaluate_parametric:
     input:
         checkpoint="results/{study}/{pde}/models/{run}/seed{seed}/checkpoint.pt",
-        test=from_plan(parametric.evaluate_inputs),
+        test=from_plan(parametric_inputs.evaluate_inputs),
     output:
         metrics="results/{study}/{pde}/metrics/{run}/seed{seed}.csv",
         per_step="results/{study}/{pde}/per_step/{run}/seed{seed}.csv",
@@ -42,14 +42,14 @@ rule evaluate_parametric:
         ENV
     threads: 1
     params:
-        evaluation=from_plan(parametric.evaluate_params),
+        evaluation=from_plan(parametric_inputs.evaluate_params),
     script:
         "../scripts/evaluate_parametric.py"
 
 
 rule parametric_tables:
     input:
-        from_plan(parametric.metric_files),
+        from_plan(parametric_inputs.metric_files),
     output:
         **{
             f"{t}_{ext}": f"results/{{study}}/tables/{t}.{ext}"
@@ -63,7 +63,7 @@ rule parametric_tables:
     conda:
         ENV
     params:
-        table=from_plan(parametric.tables_params),
+        table=from_plan(parametric_inputs.tables_params),
     script:
         "../scripts/parametric_tables.py"
 
@@ -71,8 +71,8 @@ rule parametric_tables:
 rule plot_parametric:
     input:
         parameters="results/{study}/tables/parameters.csv",
-        per_step=from_plan(parametric.per_step_files),
-        predictions=from_plan(parametric.rollout_files),
+        per_step=from_plan(parametric_inputs.per_step_files),
+        predictions=from_plan(parametric_inputs.rollout_files),
     output:
         **{
             f"{f}_{ext}": f"results/{{study}}/figures/{f}.{ext}"
@@ -89,3 +89,39 @@ rule plot_parametric:
         title=from_plan(resolution.figure_params),
     script:
         "../scripts/plot_parametric.py"
+
+
+rule basic_forms_table:
+    input:
+        from_plan(parametric_inputs.basic_forms_metric_files),
+    output:
+        csv="results/{study}/tables/basic_forms.csv",
+        md="results/{study}/tables/basic_forms.md",
+    log:
+        "results/logs/basic_forms_table/{study}.log",
+    wildcard_constraints:
+        study=matching(PLAN.of_kind("parametric")),
+    conda:
+        ENV
+    params:
+        table=from_plan(parametric_inputs.basic_forms_params),
+    script:
+        "../scripts/basic_forms_table.py"
+
+
+rule plot_basic_forms:
+    input:
+        "results/{study}/tables/basic_forms.csv",
+    output:
+        png="results/{study}/figures/basic_forms.png",
+        pdf="results/{study}/figures/basic_forms.pdf",
+    log:
+        "results/logs/plot_basic_forms/{study}.log",
+    wildcard_constraints:
+        study=matching(PLAN.of_kind("parametric")),
+    conda:
+        ENV
+    params:
+        title=from_plan(resolution.figure_params),
+    script:
+        "../scripts/plot_basic_forms.py"

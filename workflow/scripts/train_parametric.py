@@ -16,6 +16,7 @@ run_train_parametric(
     training=run["training"],
     protocol=run["protocol"],
     parameter=run["parameter"],
+    fractions=run["fractions"],
     seed=int(snakemake.wildcards.seed),
     threads=snakemake.threads,
 )

@@ -1,6 +1,7 @@
 """Tables of a parametric study: one model across parameters (seen and unseen values,
-CAPE against its base model) and one model per value (the PDEBench protocol), each with
-the persistence reference rows."""
+CAPE against its base model), one model per value (the PDEBench protocol), and the
+basic-forms experiment (target data alone or with the basic forms, per target fraction),
+each with the persistence reference rows."""
 
 from __future__ import annotations
 
@@ -38,6 +39,20 @@ PDEBENCH_COLUMNS = [
     "published",
     "published_version",
 ]
+#: Columns of ``basic_forms.csv``.
+BASIC_FORMS_COLUMNS = [
+    "training",
+    "target_fraction",
+    "split",
+    "nrmse_mean",
+    "nrmse_std",
+    "ci_low",
+    "ci_high",
+    "n_seeds",
+    "n_test",
+]
+#: The basic-forms table's names of the splits: seen values are in distribution.
+BASIC_FORMS_SPLITS = {"seen": "id", "unseen": "ood"}
 #: The no-learning reference's model key in the metrics files.
 REFERENCE = "persistence"
 
@@ -125,3 +140,45 @@ def pdebench_table(
     table["published_version"] = np.where(table["published"].notna(), version, "")
     table = table.assign(parameter=table["value"], model=table["label"])
     return table[PDEBENCH_COLUMNS].reset_index(drop=True)
+
+
+def basic_forms_table(
+    metrics: pd.DataFrame, *, runs: Mapping[str, Mapping[str, object]]
+) -> pd.DataFrame:
+    """nRMSE of the basic-forms runs per training, target fraction and split.
+
+    Parameters
+    ----------
+    metrics : pandas.DataFrame
+        Per-sample rows of the basic-forms runs and their persistence rows.
+    runs : mapping
+        ``{run: {"training": "target" or "target+basic", "target_fraction": float}}``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        :data:`BASIC_FORMS_COLUMNS`; ``split`` is ``id`` (test trajectories at the
+        training values) or ``ood``; a test sample is a (value, trajectory) pair; the
+        persistence rows (``training`` = ``persistence``) have no fraction.
+    """
+    unknown = sorted(set(metrics["model"]) - set(runs) - {REFERENCE})
+    if unknown:
+        raise ValueError(f"metrics of runs that are not basic-forms runs: {unknown}")
+    frame = _references_once(metrics)
+    frame = frame.assign(
+        training=frame["model"].map(lambda m: runs[m]["training"] if m in runs else REFERENCE),
+        target_fraction=frame["model"].map(
+            lambda m: float(runs[m]["target_fraction"]) if m in runs else np.nan
+        ),
+        split=frame["split"].map(BASIC_FORMS_SPLITS),
+        sample=frame["value"].astype(str) + "/" + frame["sample"].astype(str),
+    )
+    rows = []
+    keys = ["training", "target_fraction", "split"]
+    for key, group in frame.groupby(keys, sort=True, dropna=False):
+        where = ", ".join(f"{k}={v}" for k, v in zip(keys, key, strict=True))
+        rows.append({**dict(zip(keys, key, strict=True)), **error_summary(group, where, "nrmse")})
+    table = pd.DataFrame(rows, columns=BASIC_FORMS_COLUMNS)
+    rank = table["training"].map({"target": 0, "target+basic": 1, REFERENCE: 2})
+    table = table.assign(rank=rank).sort_values(["split", "rank", "target_fraction"])
+    return table[BASIC_FORMS_COLUMNS].reset_index(drop=True)

@@ -1,6 +1,7 @@
 """Figures of a parametric study: nRMSE against the parameter (seen and unseen values
-marked), against the rollout step, and space-time rollouts with their errors. They read
-tables, per-step errors and kept rollouts only, never models."""
+marked), against the rollout step, space-time rollouts with their errors, and the
+basic-forms experiment's nRMSE against the target-data fraction. They read tables,
+per-step errors and kept rollouts only, never models."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 import xarray as xr
+from matplotlib.ticker import NullLocator
 
 from pderepro.plotting.style import apply_theme, legend_outside, save_figure
 
@@ -106,4 +108,46 @@ def plot_rollouts(rollouts: Sequence[xr.Dataset], *paths: str) -> None:
             ax.set_title(f"{what}: {name}" if what == "truth" else what, fontsize=8)
             ax.set(xlabel="cell", ylabel="frame")
             plt.colorbar(image, ax=ax, fraction=0.046, pad=0.02)
+    save_figure(fig, *paths)
+
+
+def plot_basic_forms(table: pd.DataFrame, *paths: str, title: str) -> None:
+    """nRMSE (seed mean, 95% interval) against the fraction of target data on log axes,
+    one line per training, in-distribution and out-of-distribution panels; persistence
+    (no learning) as a dashed horizontal line.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The basic-forms table (:data:`~pderepro.evaluation.parametric_tables.
+        BASIC_FORMS_COLUMNS`).
+    """
+    apply_theme()
+    splits = [s for s in ("id", "ood") if s in set(table["split"])]
+    fig, axes = plt.subplots(
+        1, len(splits), figsize=(4.5 * len(splits), 3.6), squeeze=False, sharey=True
+    )
+    trainings = [t for t in dict.fromkeys(table["training"]) if t != "persistence"]
+    fractions = sorted(table["target_fraction"].dropna().unique())
+    palette = dict(zip(trainings, sns.color_palette(n_colors=len(trainings)), strict=True))
+    for ax, split in zip(axes[0], splits, strict=True):
+        rows = table[table["split"] == split]
+        for training in trainings:
+            group = rows[rows["training"] == training].sort_values("target_fraction")
+            mean = group["nrmse_mean"]
+            ax.errorbar(
+                group["target_fraction"], mean,
+                yerr=[mean - group["ci_low"], group["ci_high"] - mean],
+                color=palette[training], marker="o", lw=1, capsize=2, label=training,
+            )  # fmt: skip
+        reference = rows[rows["training"] == "persistence"]["nrmse_mean"]
+        if len(reference):
+            ax.axhline(reference.iloc[0], color="grey", ls="--", lw=1, label="persistence")
+        name = "in distribution" if split == "id" else "out of distribution"
+        ax.set(xscale="log", yscale="log", title=name, xlabel="share of the target data")
+        ax.set_xticks(fractions, [f"{100 * f:g}%" for f in fractions])
+        ax.xaxis.set_minor_locator(NullLocator())
+    axes[0][0].set_ylabel("nRMSE, predicted frames (95% CI)")
+    legend_outside(axes[0][-1])
+    fig.suptitle(title, fontsize=10)
     save_figure(fig, *paths)

@@ -21,6 +21,7 @@ from typing import Any
 
 _STAGE_MODULES = {
     "run_baseline": "learning",
+    "run_basic_forms_table": "parametric_reports",
     "run_closure_tables": "reporting",
     "run_cost_table": "cost",
     "run_coarse_grain": "closures",
@@ -33,10 +34,11 @@ _STAGE_MODULES = {
     "run_merge": "data",
     "run_offline": "closures",
     "run_online": "online",
-    "run_parametric_tables": "parametric",
+    "run_parametric_tables": "parametric_reports",
     "run_plot_closures": "reporting",
     "run_plot_error_vs_time": "regimes",
-    "run_plot_parametric": "parametric",
+    "run_plot_basic_forms": "parametric_reports",
+    "run_plot_parametric": "parametric_reports",
     "run_plot_resolution": "reporting",
     "run_plot_samples": "reporting",
     "run_plot_superresolution": "regimes",

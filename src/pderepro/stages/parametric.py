@@ -5,14 +5,16 @@ trajectories of every value, and score the predicted frames only.
 The processed files hold the trajectories ``u(sample, time, x)`` of one parameter value
 each, already strided in space; the protocol strides time (``time_stride``) and says how
 many true frames condition a rollout (``context``). Fields are normalised by the mean and
-standard deviation of ``u`` over the training files; the parameter enters the model as
-``transform(value)`` standardised over the training values (or as nothing, for a model
-that is not conditioned on it).
+standard deviation of ``u`` over the training files; each parameter enters the model as
+``transform(value)`` standardised over the training values (or not at all, for a model
+that is not conditioned on them). The tables and figures are made in
+:mod:`.parametric_reports`.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -22,10 +24,8 @@ import pandas as pd
 import torch
 import xarray as xr
 
-from pderepro.data.io import atomic_write, open_layout_netcdf, open_netcdf, write_netcdf
+from pderepro.data.io import atomic_write, open_layout_netcdf, write_netcdf
 from pderepro.data.provenance import provenance_attrs
-from pderepro.evaluation.parametric_tables import PDEBENCH_COLUMNS
-from pderepro.evaluation.tables import write_table
 from pderepro.evaluation.trajectory_metrics import band_rmse, nrmse, nrmse_per_step
 from pderepro.models.registry import build_model, count_parameters, effective_hparams
 from pderepro.models.step1d import rollout
@@ -54,39 +54,74 @@ PARAMETRIC_METRIC_COLUMNS = [
 ]
 
 
+def _names(parameter: str | Sequence[str]) -> list[str]:
+    return [parameter] if isinstance(parameter, str) else list(parameter)
+
+
 def load_trajectories(
-    paths: Sequence[str], *, split: str, parameter: str, time_stride: int
+    paths: Sequence[str],
+    *,
+    split: str,
+    parameter: str | Sequence[str],
+    time_stride: int,
+    fractions: Sequence[float] | None = None,
 ) -> tuple[torch.Tensor, np.ndarray]:
     """Trajectories of several parameter values, strided in time.
+
+    Parameters
+    ----------
+    fractions : sequence of float, optional
+        Per path, the share of its trajectories kept (the first ``ceil(fraction * n)``);
+        all of them by default.
 
     Returns
     -------
     tuple
-        ``u`` as float32 ``(N, frames, x)`` and the parameter of each trajectory
-        ``(N,)``, float64.
+        ``u`` as float32 ``(N, frames, x)`` and the parameters of each trajectory
+        ``(N, n_parameters)``, float64.
     """
     fields, values = [], []
-    for path in paths:
+    for path, fraction in zip(paths, fractions or [1.0] * len(paths), strict=True):
         ds, layout = open_layout_netcdf(path, expect_attrs={"split": split})
+        if not 0.0 < fraction <= 1.0:
+            raise ValueError(f"{path}: fraction {fraction} is not in (0, 1]")
+        ds = ds.isel(sample=slice(0, math.ceil(fraction * ds.sizes["sample"])))
         u = ds[layout.target].isel(time=slice(None, None, time_stride))
         fields.append(torch.from_numpy(u.to_numpy().astype(np.float32)))  # (n, frames, x)
-        values.append(ds[parameter].to_numpy().astype(np.float64))
-    return torch.cat(fields), np.concatenate(values)
+        values.append(np.stack([ds[p].to_numpy() for p in _names(parameter)], axis=1))
+    return torch.cat(fields), np.concatenate(values).astype(np.float64)
 
 
-def _parameter_stats(values: np.ndarray, transform: str) -> dict[str, float]:
-    transformed = TRANSFORMS[transform](values)
-    std = float(transformed.std())
-    return {"mean": float(transformed.mean()), "std": std if std > 0 else 1.0}
+def _parameter_stats(values: np.ndarray, transform: str) -> dict[str, list[float]]:
+    """Per parameter, the mean and std of the transformed training values (std 1 where a
+    parameter does not vary)."""
+    transformed = TRANSFORMS[transform](values)  # (N, n_parameters)
+    std = transformed.std(axis=0)
+    return {"mean": transformed.mean(axis=0).tolist(), "std": np.where(std > 0, std, 1.0).tolist()}
 
 
 def _model_params(
-    values: np.ndarray, stats: Mapping[str, float], transform: str, conditioned: bool
+    values: np.ndarray, stats: Mapping[str, Any], transform: str, conditioned: bool
 ) -> torch.Tensor | None:
     if not conditioned:
         return None
-    standard = (TRANSFORMS[transform](values) - stats["mean"]) / stats["std"]
-    return torch.from_numpy(standard.astype(np.float32))[:, None]  # (N, 1)
+    mean, std = np.asarray(stats["mean"]), np.asarray(stats["std"])
+    standard = (TRANSFORMS[transform](values) - mean) / std
+    return torch.from_numpy(standard.astype(np.float32))  # (N, n_parameters)
+
+
+def epochs_for_steps(training: Mapping[str, Any], n_train: int) -> dict[str, Any]:
+    """Training settings with ``epochs`` (and ``step_epochs``, keeping the number of
+    rate halvings) set so that the run makes about ``optimizer_steps`` optimiser steps
+    over ``n_train`` trajectories; unchanged without ``optimizer_steps``."""
+    if "optimizer_steps" not in training:
+        return dict(training)
+    out = {k: v for k, v in training.items() if k != "optimizer_steps"}
+    per_epoch = math.ceil(n_train / training["batch_size"])
+    epochs = max(1, round(training["optimizer_steps"] / per_epoch))
+    halvings = training["epochs"] / training.get("step_epochs", training["epochs"])
+    out.update(epochs=epochs, step_epochs=max(1, round(epochs / halvings)))
+    return out
 
 
 def run_train_parametric(
@@ -100,23 +135,27 @@ def run_train_parametric(
     spec: Mapping[str, Any],
     training: Mapping[str, Any],
     protocol: Mapping[str, Any],
-    parameter: str,
+    parameter: str | Sequence[str],
     seed: int,
+    fractions: Sequence[float] | None = None,
     threads: int = 1,
 ) -> None:
     """Train one one-step model on the training values' trajectories; the weights of
     the epoch with the lowest validation rollout error are kept.
 
     ``spec`` holds ``architecture``, ``hparams`` and ``conditioned`` (whether the model
-    reads the parameter); ``protocol`` holds ``context``, ``time_stride`` and
-    ``transform``; ``training`` the :class:`AutoregressiveConfig` keys.
+    reads the parameters); ``protocol`` holds ``context``, ``time_stride`` and
+    ``transform``; ``training`` the :class:`AutoregressiveConfig` keys, or
+    ``optimizer_steps`` in place of a fixed epoch count (:func:`epochs_for_steps`);
+    ``fractions`` the share of each training file's trajectories used.
     """
     set_threads(threads)
     torch.use_deterministic_algorithms(True)
     stride, transform = protocol["time_stride"], protocol["transform"]
     u, values = load_trajectories(
-        train_paths, split="train", parameter=parameter, time_stride=stride
+        train_paths, split="train", parameter=parameter, time_stride=stride, fractions=fractions
     )
+    training = epochs_for_steps(training, len(u))
     val_u, val_values = load_trajectories(
         validation_paths, split="validation", parameter=parameter, time_stride=stride
     )
@@ -127,7 +166,7 @@ def run_train_parametric(
     def normalise(frames: torch.Tensor) -> torch.Tensor:
         return (frames - u_stats["mean"]) / u_stats["std"]
 
-    hparams = {**spec.get("hparams", {}), "n_params": 1 if conditioned else 0}
+    hparams = {**spec.get("hparams", {}), "n_params": values.shape[1] if conditioned else 0}
     torch.manual_seed(seed)
     net = build_model(
         spec["architecture"],
@@ -141,7 +180,8 @@ def run_train_parametric(
     )
     log.info(
         "training %s (%s) on %d trajectories of %s, %d parameters, curriculum %s",
-        model, pde, len(u), sorted(set(values.tolist())), count_parameters(net), cfg.curriculum,
+        model, pde, len(u), sorted({tuple(v) for v in values.tolist()}), count_parameters(net),
+        cfg.curriculum,
     )  # fmt: skip
     tic = time.perf_counter()
     rows = train_autoregressive(
@@ -169,7 +209,10 @@ def run_train_parametric(
         "seed": seed,
         "u_stats": u_stats,
         "parameter_stats": p_stats,
-        "train_values": sorted(set(values.tolist())),
+        "train_values": [
+            k[0] if len(k) == 1 else list(k) for k in sorted({tuple(v) for v in values.tolist()})
+        ],
+        "optimizer_steps": cfg.epochs * math.ceil(len(u) / cfg.batch_size),
         "resolution": int(u.shape[-1]),
         "n_train": len(u),
         "n_params": count_parameters(net),
@@ -181,6 +224,17 @@ def run_train_parametric(
     }
     save_checkpoint(checkpoint, metadata=meta, model=net.state_dict())
     atomic_write(history, lambda tmp: pd.DataFrame(rows).to_csv(tmp, index=False))
+
+
+def _value_key(value: float | Sequence[float]) -> tuple[float, ...]:
+    return tuple(float(v) for v in value) if isinstance(value, list | tuple) else (float(value),)
+
+
+def _value_text(names: Sequence[str], key: tuple[float, ...]) -> float | str:
+    """A value in the metrics: the number for one parameter, ``nu=0.5 rho=1`` for several."""
+    if len(key) == 1:
+        return key[0]
+    return " ".join(f"{n}={v:g}" for n, v in zip(names, key, strict=True))
 
 
 def _persistence(truth: np.ndarray, context: int) -> np.ndarray:
@@ -206,7 +260,7 @@ def run_evaluate_parametric(
     *,
     checkpoint: str,
     test_paths: Sequence[str],
-    seen_values: Sequence[float],
+    seen_values: Sequence[float | Sequence[float]],
     metrics: str,
     per_step: str,
     predictions: str,
@@ -237,12 +291,14 @@ def run_evaluate_parametric(
     net.eval()
     context = protocol["context"]
     frames, steps_rows, kept = [], [], []
-    seen = {float(v) for v in seen_values}
+    names = _names(meta["parameter"])
+    seen = {_value_key(v) for v in seen_values}
     for path in test_paths:
         u, values = load_trajectories(
             [path], split="test", parameter=meta["parameter"], time_stride=protocol["time_stride"]
         )
-        value = float(values[0])
+        key = _value_key(values[0].tolist())
+        value = _value_text(names, key)
         params = _model_params(
             values, meta["parameter_stats"], protocol["transform"], meta["conditioned"]
         )
@@ -253,7 +309,7 @@ def run_evaluate_parametric(
         truth = u.numpy().astype(np.float64)
         if not np.isfinite(pred).all():
             raise FloatingPointError(f"{checkpoint}: non-finite rollout on {path}")
-        split = "seen" if value in seen else "unseen"
+        split = "seen" if key in seen else "unseen"
         common = {"pde": meta["pde"], "value": value, "split": split}
         frames.append(
             _score_rows(
@@ -287,7 +343,8 @@ def run_evaluate_parametric(
         coords={"value": [v for v, _, _ in kept]},
         attrs={
             "label": meta["label"], "pde": meta["pde"], "parameter": meta["parameter"],
-            "context": context, "seen_values": ",".join(f"{v:g}" for v in sorted(seen)),
+            "context": context,
+            "seen_values": ",".join(str(_value_text(names, v)) for v in sorted(seen)),
             **provenance_attrs(
                 title=f"rollouts of {meta['label']} ({meta['pde']})",
                 rule="evaluate_parametric", params={"n_keep": n_keep},
@@ -298,68 +355,3 @@ def run_evaluate_parametric(
     rollouts["u"].attrs.update(long_name="true trajectory, context frames included")
     rollouts["prediction"].attrs.update(long_name="rollout from the context (NaN there)")
     write_netcdf(rollouts, predictions)
-
-
-def run_parametric_tables(
-    *,
-    metrics: Sequence[str],
-    outputs: Mapping[str, str],
-    model_order: Sequence[str],
-    published: Mapping[str, Mapping[float, float]],
-    version: str,
-) -> None:
-    """The ``parameters`` and ``pdebench`` tables (CSV and Markdown) from per-sample
-    metrics of every run; ``outputs`` maps ``parameters_csv`` ... ``pdebench_md``."""
-    from pderepro.evaluation.parametric_tables import parameters_table, pdebench_table
-
-    frame = pd.concat([pd.read_csv(p) for p in metrics], ignore_index=True)
-    per_value = frame["model"].str.startswith("pdebench-")
-    reference = frame["model"] == "persistence"
-    keys = frame["pde"] + "/" + frame["value"].astype(str)
-
-    def with_references(trained: pd.Series) -> pd.DataFrame:
-        """The trained rows, and the references at the (PDE, value)s they are scored at."""
-        return frame[trained | (reference & keys.isin(keys[trained]))].copy()
-
-    cape = with_references(~per_value & ~reference)
-    pdebench = with_references(per_value)
-    pdebench.loc[pdebench["model"] != "persistence", "model"] = "pdebench"
-    write_table(
-        parameters_table(cape, model_order=list(model_order)),
-        outputs["parameters_csv"], outputs["parameters_md"],
-        caption="nRMSE over predicted frames of the models trained across the seen values; "
-        "persistence of the last true frame is the no-learning reference.",
-    )  # fmt: skip
-    table = (
-        pdebench_table(pdebench, published=published, version=version)
-        if per_value.any()
-        else pd.DataFrame(columns=PDEBENCH_COLUMNS)
-    )
-    write_table(
-        table, outputs["pdebench_csv"], outputs["pdebench_md"],
-        caption=f"One model per value (PDEBench protocol); published: {version or 'none'}.",
-    )  # fmt: skip
-
-
-def run_plot_parametric(
-    *,
-    parameters: str,
-    per_step: Sequence[str],
-    predictions: Sequence[str],
-    outputs: Mapping[str, str],
-    title: str,
-) -> None:
-    """The figures: nRMSE against the parameter, against the rollout step, and rollouts."""
-    from pderepro.plotting.parametric import (
-        plot_error_vs_parameter,
-        plot_error_vs_step,
-        plot_rollouts,
-    )
-
-    def paths(name: str) -> list[str]:
-        return [outputs[f"{name}_png"], outputs[f"{name}_pdf"]]
-
-    plot_error_vs_parameter(pd.read_csv(parameters), *paths("error_vs_parameter"), title=title)
-    steps = pd.concat([pd.read_csv(p) for p in per_step], ignore_index=True)
-    plot_error_vs_step(steps, *paths("error_vs_step"), title=title)
-    plot_rollouts([open_netcdf(p) for p in predictions], *paths("rollouts"))

@@ -39,9 +39,9 @@ KINDS: dict[str, StudyKind] = {
     k.name: k for k in (resolution.KIND, regimes.KIND, closures.KIND, parametric.KIND)
 }
 
-#: Preset sections keyed by the study's own entries (regimes, PDEs), each entry holding
-#: the allowed keys.
-NESTED_PRESET_SECTIONS = ("regimes", "pdes")
+#: Preset sections keyed by the study's own entries (regimes, PDEs, a parametric study's
+#: models), each entry holding the allowed keys.
+NESTED_PRESET_SECTIONS = ("regimes", "pdes", "models")
 #: Every table and figure on one self-contained HTML page.
 RESULTS_PAGE = "results/report/index.html"
 #: Files of the solver verification (``verification: true``).

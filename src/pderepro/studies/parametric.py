@@ -2,12 +2,22 @@
 (PDEBench 1-D problems; CAPE, Takamoto et al. 2023).
 
 Every PDE of a study has one dataset per parameter value (the generic generate, merge
-and preprocess rules make them). Two protocols read them: ``cape`` trains each model of
-``models`` on the seen values' trajectories together and tests it on every value, seen
-and unseen; ``pdebench`` trains ``pdebench_model`` on each of its values alone. A *run*
-is one such training (``<model>``, ``<model>-teacher_forcing`` for the curriculum's
-ablation, ``pdebench-<value>``); its evaluation rolls out every test trajectory it is
-scored on. The functions below the kind are its rules' input functions and cost model.
+and preprocess rules make them); a value is a number, or a tuple when the PDE has several
+parameters (``parameter: [nu, rho]``). Three experiments read them, each optional:
+
+* ``models`` (protocol ``cape``): each model is trained on the seen values' trajectories
+  together and tested on every value, seen and unseen (runs ``<model>`` and
+  ``<model>-teacher_forcing``, the curriculum's ablation);
+* ``pdebench_model`` (protocol ``pdebench``): one model per value of ``pdebench``
+  (runs ``pdebench-<value>``);
+* ``basic_forms`` (REFERENCES §3.1): one model trained on a fraction of the seen values'
+  trajectories (the target data) alone, or together with every trajectory of the PDE's
+  ``basic`` values (its basic forms), with the same number of optimiser steps (runs
+  ``target-f<fraction>`` and ``target_basic-f<fraction>``); seen values are the
+  in-distribution tests, unseen ones the out-of-distribution tests.
+
+A *run* is one such training; its evaluation rolls out every test trajectory it is scored
+on. The rules' input functions and cost model are in :mod:`.parametric_inputs`.
 """
 
 from __future__ import annotations
@@ -17,7 +27,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from pderepro.config import ConfigError
-from pderepro.resources import BASE_MB, BYTES_PER_MB, runtime_minutes
 from pderepro.studies.base import (
     BENCHMARKS,
     StudyKind,
@@ -27,22 +36,50 @@ from pderepro.studies.base import (
 )
 from pderepro.studies.resolution import dataset_benchmarks, dataset_jobs
 
-#: Figures of a parametric study.
+#: Figures of the models' experiment (and of the basic-forms experiment).
 FIGURES = ("error_vs_parameter", "error_vs_step", "rollouts")
+BASIC_FORMS_FIGURES = ("basic_forms",)
 #: Suffix of the teacher-forcing ablation's runs.
 TEACHER_FORCING = "-teacher_forcing"
-#: One-step training: about 2e-7 s per trajectory frame, cell and epoch (FNO width 20, one
-#: CPU core), so that a run's time limit scales with its data.
-TRAIN_S_PER_VALUE_EPOCH = 2e-7
+#: The two trainings of the basic-forms experiment, by run-name prefix.
+BASIC_FORMS_TRAININGS = {"target": "target", "target_basic": "target+basic"}
+
+#: A parameter value: a number, or one number per parameter.
+Value = float | tuple[float, ...]
 
 
-def value_tag(value: float) -> str:
-    """A parameter value as a path component: ``0.001 -> 0p001``, ``4.0 -> 4``."""
+def as_value(value: Any) -> Value:
+    """A config value as a float, or a tuple of floats for a list (hashable either way)."""
+    if isinstance(value, list | tuple):
+        return tuple(float(v) for v in value)
+    return float(value)
+
+
+def value_tag(value: Value) -> str:
+    """A parameter value as a path component: ``0.001 -> 0p001``, ``4.0 -> 4``,
+    ``(0.5, 0) -> 0p5_0``."""
+    if isinstance(value, tuple):
+        return "_".join(value_tag(v) for v in value)
     return f"{value:g}".replace(".", "p").replace("-", "m").replace("+", "")
 
 
-def dataset_name(study: str, pde: str, value: float) -> str:
+def parameters_of(cfg: Mapping[str, Any]) -> list[str]:
+    """A PDE's parameter names as a list (``parameter`` may be one name)."""
+    names = cfg["parameter"]
+    return list(names) if isinstance(names, list | tuple) else [names]
+
+
+def dataset_name(study: str, pde: str, value: Value) -> str:
     return f"{study}_{pde}_{value_tag(value)}"
+
+
+def values_of(cfg: Mapping[str, Any], key: str) -> list[Value]:
+    """The values listed under a PDE's ``key`` (seen, unseen, pdebench, basic), sorted."""
+    return sorted(as_value(v) for v in cfg.get(key, []))
+
+
+def fraction_tag(fraction: float) -> str:
+    return "f" + value_tag(float(fraction))
 
 
 def protocol_resolution(study: Mapping[str, Any], pde: str, protocol: str) -> int:
@@ -51,27 +88,32 @@ def protocol_resolution(study: Mapping[str, Any], pde: str, protocol: str) -> in
     return base // study["protocols"][protocol]["space_stride"]
 
 
-def pde_values(cfg: Mapping[str, Any]) -> list[float]:
+def pde_values(cfg: Mapping[str, Any]) -> list[Value]:
     """Every value of a PDE that has a dataset, in ascending order."""
-    return sorted({*cfg["seen"], *cfg["unseen"], *cfg["pdebench"]})
+    return sorted(
+        {v for key in ("seen", "unseen", "pdebench", "basic") for v in values_of(cfg, key)}
+    )
 
 
 def runs(study: Mapping[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
-    """Every training run by ``(pde, run)``: its protocol, model spec, training values,
-    test values and whether it follows the curriculum."""
+    """Every training run by ``(pde, run)``: its protocol, model spec, training values
+    (``train``, with the share of each value's trajectories used, ``fractions``),
+    validation and test values, whether it follows the curriculum, and for the
+    basic-forms runs the optimiser steps, the training and the target fraction."""
     out = {}
     curriculum = study["training"]["curriculum"]
     for pde, cfg in study["pdes"].items():
-        tested = sorted({*cfg["seen"], *cfg["unseen"]})
-        for model, spec in study["models"].items():
-            base = {"protocol": "cape", "spec": spec, "train": sorted(cfg["seen"]), "test": tested}
+        seen = values_of(cfg, "seen")
+        tested = sorted({*seen, *values_of(cfg, "unseen")})
+        for model, spec in study.get("models", {}).items():
+            base = {"protocol": "cape", "spec": spec, "train": seen, "test": tested}
             out[pde, model] = {**base, "curriculum": curriculum}
             if model in study["teacher_forcing"]:
                 label = f"{spec.get('label', model)}, teacher forcing"
                 out[pde, model + TEACHER_FORCING] = {
                     **base, "spec": {**spec, "label": label}, "curriculum": False,
                 }  # fmt: skip
-        for value in cfg["pdebench"]:
+        for value in values_of(cfg, "pdebench"):
             out[pde, f"pdebench-{value_tag(value)}"] = {
                 "protocol": "pdebench",
                 "spec": study["pdebench_model"],
@@ -79,7 +121,54 @@ def runs(study: Mapping[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
                 "test": [value],
                 "curriculum": curriculum,
             }
+        if "basic_forms" in study and cfg.get("basic"):
+            out.update(_basic_forms_runs(study["basic_forms"], pde, cfg, curriculum))
+    for run in out.values():
+        run.setdefault("validate", run["train"])
+        run.setdefault("fractions", [1.0] * len(run["train"]))
     return out
+
+
+def _basic_forms_runs(
+    experiment: Mapping[str, Any], pde: str, cfg: Mapping[str, Any], curriculum: bool
+) -> dict[tuple[str, str], dict[str, Any]]:
+    seen, basic = values_of(cfg, "seen"), values_of(cfg, "basic")
+    tested = sorted({*seen, *values_of(cfg, "unseen")})
+    out = {}
+    for fraction in experiment["target_fractions"]:
+        for prefix, training in BASIC_FORMS_TRAININGS.items():
+            extra = basic if prefix == "target_basic" else []
+            out[pde, f"{prefix}-{fraction_tag(fraction)}"] = {
+                "protocol": experiment["protocol"],
+                "spec": experiment["model"],
+                "train": seen + extra,
+                "fractions": [float(fraction)] * len(seen) + [1.0] * len(extra),
+                "validate": seen,  # the target's validation trajectories, in full, for both
+                "test": tested,
+                "curriculum": curriculum,
+                "optimizer_steps": experiment["optimizer_steps"],
+                "training_label": training,
+                "target_fraction": float(fraction),
+            }
+    return out
+
+
+def _check_values(here: str, cfg: Mapping[str, Any]) -> None:
+    """Every listed value has one number per parameter; log10 needs positive numbers."""
+    names = parameters_of(cfg)
+    for key in ("seen", "unseen", "pdebench", "basic"):
+        for value in cfg.get(key, []):
+            several = isinstance(value, list | tuple)
+            numbers = list(value) if several else [value]
+            if several != (len(names) > 1) or len(numbers) != len(names):
+                raise ConfigError(
+                    f"config key '{here}.{key}': {value!r} is not one number per parameter "
+                    f"{names} (a plain number for one parameter, a list for several)"
+                )
+            if cfg["transform"] == "log10" and min(numbers) <= 0:
+                raise ConfigError(
+                    f"config key '{here}.{key}': {value!r} has no log10; use transform: identity"
+                )
 
 
 class ParametricKind(StudyKind):
@@ -87,25 +176,42 @@ class ParametricKind(StudyKind):
     schema_def = "parametric_study"
     preset_keys = {
         # per PDE: the dataset's sizes and which values the preset runs
-        "pdes": {"dataset", "seen", "unseen", "pdebench"},
+        "pdes": {"dataset", "seen", "unseen", "pdebench", "basic"},
         "training": {"epochs", "pdebench_epochs", "seeds", "batch_size", "step_epochs"},
+        "basic_forms": {"target_fractions", "optimizer_steps"},
+        # a narrower model where the paper's costs a laptop too much (quick's U-Nets)
+        "models": {"hparams"},
         "figures": None,
     }
 
     def check(self, where: str, study: Mapping[str, Any]) -> None:
+        if not study.get("models") and "basic_forms" not in study:
+            raise ConfigError(
+                f"config key '{where}.models': no models and no basic_forms: nothing to train"
+            )
+        needed = {"cape"} if study.get("models") else set()
+        needed |= {"pdebench"} if any(c.get("pdebench") for c in study["pdes"].values()) else set()
+        if "basic_forms" in study:
+            needed.add(study["basic_forms"]["protocol"])
+        for name in sorted(needed - set(study["protocols"])):
+            raise ConfigError(f"config key '{where}.protocols.{name}': needed by the study's runs")
         for pde, cfg in study["pdes"].items():
             here = f"{where}.pdes.{pde}"
-            both = sorted(set(cfg["seen"]) & set(cfg["unseen"]))
+            _check_values(here, cfg)
+            both = sorted(set(values_of(cfg, "seen")) & set(values_of(cfg, "unseen")))
             if both:
                 raise ConfigError(f"config key '{here}.unseen': {both} are also seen values")
             if not cfg["seen"]:
                 raise ConfigError(f"config key '{here}.seen': at least one value to train on")
+            if cfg.get("basic") and "basic_forms" not in study:
+                raise ConfigError(f"config key '{here}.basic': needs {where}.basic_forms")
             dataset = cfg["dataset"]
-            if cfg["parameter"] in dataset:
-                raise ConfigError(
-                    f"config key '{here}.dataset.{cfg['parameter']}': set per value by the "
-                    "kind from seen/unseen/pdebench, not in the dataset"
-                )
+            for parameter in parameters_of(cfg):
+                if parameter in dataset:
+                    raise ConfigError(
+                        f"config key '{here}.dataset.{parameter}': set per value by the kind "
+                        "from seen/unseen/pdebench/basic, not in the dataset"
+                    )
             for name, protocol in study["protocols"].items():
                 if dataset["base_resolution"] % protocol["space_stride"]:
                     raise ConfigError(
@@ -125,12 +231,12 @@ class ParametricKind(StudyKind):
             if cfg["pdebench"] and "pdebench_model" not in study:
                 raise ConfigError(f"config key '{where}.pdebench_model': needed by {here}.pdebench")
         for key in study["teacher_forcing"]:
-            if key not in study["models"]:
+            if key not in study.get("models", {}):
                 raise ConfigError(
                     f"config key '{where}.teacher_forcing': {key!r} is not a model "
                     f"({sorted(study['models'])})"
                 )
-        for key, spec in study["models"].items():
+        for key, spec in study.get("models", {}).items():
             if spec["architecture"].endswith("_cape") and not spec["conditioned"]:
                 raise ConfigError(
                     f"config key '{where}.models.{key}.conditioned': CAPE models read the "
@@ -144,13 +250,24 @@ class ParametricKind(StudyKind):
     def datasets(self, name: str, study: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
         out = {}
         for pde, cfg in study["pdes"].items():
+            names = parameters_of(cfg)
             for value in pde_values(cfg):
                 dataset = dataset_name(name, pde, value)
-                out[dataset] = {**cfg["dataset"], "name": dataset, cfg["parameter"]: value}
+                values = value if isinstance(value, tuple) else (value,)
+                out[dataset] = {
+                    **cfg["dataset"],
+                    "name": dataset,
+                    **dict(zip(names, values, strict=True)),
+                }
         return out
 
     def targets(self, name: str, study: Mapping[str, Any]) -> list[str]:
-        return table_files(name, ["parameters", "pdebench"]) + figure_files(name, FIGURES)
+        out = []
+        if study.get("models"):
+            out += table_files(name, ["parameters", "pdebench"]) + figure_files(name, FIGURES)
+        if "basic_forms" in study:
+            out += table_files(name, ["basic_forms"]) + figure_files(name, BASIC_FORMS_FIGURES)
+        return out
 
     def summary(self, name: str, study: Mapping[str, Any], preset: str) -> SummarySection:
         training = study["training"]
@@ -173,15 +290,32 @@ class ParametricKind(StudyKind):
             f"{published.get('version', '?')}; the paper trains 10,000 trajectories per "
             f"value for 500 epochs). Ours: preset {preset}, {sizes}."
         )
-        return SummarySection(
-            title=study["title"],
-            tables=[f"results/{name}/tables/{t}.md" for t in ("parameters", "pdebench")],
-            report_tables=[
+        section = SummarySection(title=study["title"], tables=[], report_tables=[], figures=[])
+        if study.get("models"):
+            section.tables += [f"results/{name}/tables/{t}.md" for t in ("parameters", "pdebench")]
+            section.report_tables += [
                 {"path": f"results/{name}/tables/parameters.csv", "caption": parameters},
                 {"path": f"results/{name}/tables/pdebench.csv", "caption": pdebench},
-            ],
-            figures=[f"results/{name}/figures/{f}.png" for f in FIGURES],
-        )
+            ]
+            section.figures += [f"results/{name}/figures/{f}.png" for f in FIGURES]
+        if "basic_forms" in study:
+            experiment = study["basic_forms"]
+            caption = (
+                "nRMSE over predicted frames on the target PDE of one model trained on a "
+                "fraction of the target trajectories alone (target) or with every trajectory "
+                "of its basic forms too (target+basic), with the same "
+                f"{experiment['optimizer_steps']} optimiser steps; id: test trajectories at "
+                "the training values, ood: at values outside the training ranges. Mean and "
+                f"std over {training['seeds']} seed(s), 95% bootstrap interval over test "
+                "trajectories; persistence of the last true frame is the no-learning "
+                f"reference. Ours: preset {preset}, {sizes}."
+            )
+            section.tables.append(f"results/{name}/tables/basic_forms.md")
+            section.report_tables.append(
+                {"path": f"results/{name}/tables/basic_forms.csv", "caption": caption}
+            )
+            section.figures += [f"results/{name}/figures/{f}.png" for f in BASIC_FORMS_FIGURES]
+        return section
 
     def benchmarks(self, name: str, study: Mapping[str, Any]) -> list[str]:
         files = [f for d in self.datasets(name, study).values() for f in dataset_benchmarks(d)]
@@ -197,12 +331,12 @@ class ParametricKind(StudyKind):
             counts += dataset_jobs(dataset)
         counts["preprocess"] = len(preprocess_targets(name, study))
         trained = len(runs(study)) * study["training"]["seeds"]
-        return counts + Counter(
-            train_parametric=trained,
-            evaluate_parametric=trained,
-            parametric_tables=1,
-            plot_parametric=1,
-        )
+        counts += Counter(train_parametric=trained, evaluate_parametric=trained)
+        if study.get("models"):
+            counts += Counter(parametric_tables=1, plot_parametric=1)
+        if "basic_forms" in study:
+            counts += Counter(basic_forms_table=1, plot_basic_forms=1)
+        return counts
 
 
 KIND = ParametricKind()
@@ -216,107 +350,3 @@ def preprocess_targets(name: str, study: Mapping[str, Any]) -> set[tuple[str, in
         for value in {*run["train"], *run["test"]}:
             out.add((dataset_name(name, pde, value), res))
     return out
-
-
-# ---- input functions of the kind's rules (plan, wildcards by name) ----------------------
-
-
-def _run(plan, study: str, pde: str, run: str) -> dict[str, Any]:
-    return runs(plan.studies[study])[pde, run]
-
-
-def _processed(plan, study: str, pde: str, run: str, values, split: str) -> list[str]:
-    cfg = plan.studies[study]
-    res = protocol_resolution(cfg, pde, _run(plan, study, pde, run)["protocol"])
-    return [f"data/processed/{dataset_name(study, pde, v)}/res{res}/{split}.nc" for v in values]
-
-
-def train_inputs(plan, study: str, pde: str, run: str, **_: Any) -> dict[str, list[str]]:
-    values = _run(plan, study, pde, run)["train"]
-    return {
-        split: _processed(plan, study, pde, run, values, split) for split in ("train", "validation")
-    }
-
-
-def train_params(plan, study: str, pde: str, run: str, **_: Any) -> dict[str, Any]:
-    cfg = plan.studies[study]
-    spec = _run(plan, study, pde, run)
-    pde_cfg = cfg["pdes"][pde]
-    training = {**cfg["training"], **spec["spec"]["training"], "curriculum": spec["curriculum"]}
-    if spec["protocol"] == "pdebench":
-        training["epochs"] = training.pop("pdebench_epochs", training["epochs"])
-    training.pop("pdebench_epochs", None)
-    return {
-        "spec": {k: v for k, v in spec["spec"].items() if k != "training"},
-        "training": training,
-        "protocol": {**cfg["protocols"][spec["protocol"]], "transform": pde_cfg["transform"]},
-        "parameter": pde_cfg["parameter"],
-    }
-
-
-def evaluate_inputs(plan, study: str, pde: str, run: str, **_: Any) -> list[str]:
-    values = _run(plan, study, pde, run)["test"]
-    return _processed(plan, study, pde, run, values, "test")
-
-
-def evaluate_params(plan, study: str, pde: str, run: str, **_: Any) -> dict[str, Any]:
-    cfg = plan.studies[study]
-    return {"seen": cfg["pdes"][pde]["seen"], "n_keep": cfg["figures"]["samples"]}
-
-
-def rollout_files(plan, study: str, **_: Any) -> list[str]:
-    """Kept rollouts of the first seed of every model trained across values."""
-    cfg = plan.studies[study]
-    return [
-        f"results/{study}/{pde}/predictions/{model}/seed0.nc"
-        for pde in cfg["pdes"]
-        for model in cfg["models"]
-    ]
-
-
-def metric_files(plan, study: str, **_: Any) -> list[str]:
-    cfg = plan.studies[study]
-    return [
-        f"results/{study}/{pde}/metrics/{run}/seed{seed}.csv"
-        for pde, run in runs(cfg)
-        for seed in range(cfg["training"]["seeds"])
-    ]
-
-
-def per_step_files(plan, study: str, **_: Any) -> list[str]:
-    return [f.replace("/metrics/", "/per_step/") for f in metric_files(plan, study)]
-
-
-def tables_params(plan, study: str, **_: Any) -> dict[str, Any]:
-    cfg = plan.studies[study]
-    models = list(cfg["models"])
-    order = [m for model in models for m in (model, model + TEACHER_FORCING)]
-    return {
-        "model_order": order,
-        "published": cfg["published"].get("values", {}),
-        "version": cfg["published"].get("version", ""),
-    }
-
-
-# ---- cost model -------------------------------------------------------------------------
-
-
-def _run_values(plan, study: str, pde: str, run: str) -> float:
-    """Stored values (frames x cells) of a run's training trajectories."""
-    cfg = plan.studies[study]
-    dataset = cfg["pdes"][pde]["dataset"]
-    spec = _run(plan, study, pde, run)
-    protocol = cfg["protocols"][spec["protocol"]]
-    frames = (dataset["n_frames"] - 1) // protocol["time_stride"] + 1
-    cells = dataset["base_resolution"] // protocol["space_stride"]
-    return len(spec["train"]) * dataset["n_train"] * frames * cells
-
-
-def train_mem_mb(plan, study: str, pde: str, run: str, **_: Any) -> int:
-    # the trajectories, their normalised copy and a rollout's activations (about 100x a batch)
-    return BASE_MB + int(4 * 4 * _run_values(plan, study, pde, run) / BYTES_PER_MB)
-
-
-def train_runtime(plan, study: str, pde: str, run: str, **_: Any) -> int:
-    epochs = train_params(plan, study, pde, run)["training"]["epochs"]
-    return runtime_minutes(epochs * _run_values(plan, study, pde, run) * TRAIN_S_PER_VALUE_EPOCH)

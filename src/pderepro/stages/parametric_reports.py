@@ -1,0 +1,102 @@
+"""Tables and figures of a parametric study from the per-sample metrics of its runs
+(:mod:`.parametric`): the models across parameters, one model per value (PDEBench), and
+the basic-forms experiment."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pandas as pd
+
+from pderepro.data.io import open_netcdf
+from pderepro.evaluation.parametric_tables import PDEBENCH_COLUMNS, basic_forms_table
+from pderepro.evaluation.tables import write_table
+
+
+def run_parametric_tables(
+    *,
+    metrics: Sequence[str],
+    outputs: Mapping[str, str],
+    model_order: Sequence[str],
+    published: Mapping[str, Mapping[float, float]],
+    version: str,
+) -> None:
+    """The ``parameters`` and ``pdebench`` tables (CSV and Markdown) from per-sample
+    metrics of every run; ``outputs`` maps ``parameters_csv`` ... ``pdebench_md``."""
+    from pderepro.evaluation.parametric_tables import parameters_table, pdebench_table
+
+    frame = pd.concat([pd.read_csv(p) for p in metrics], ignore_index=True)
+    per_value = frame["model"].str.startswith("pdebench-")
+    reference = frame["model"] == "persistence"
+    keys = frame["pde"] + "/" + frame["value"].astype(str)
+
+    def with_references(trained: pd.Series) -> pd.DataFrame:
+        """The trained rows, and the references at the (PDE, value)s they are scored at."""
+        return frame[trained | (reference & keys.isin(keys[trained]))].copy()
+
+    cape = with_references(~per_value & ~reference)
+    pdebench = with_references(per_value)
+    pdebench.loc[pdebench["model"] != "persistence", "model"] = "pdebench"
+    write_table(
+        parameters_table(cape, model_order=list(model_order)),
+        outputs["parameters_csv"], outputs["parameters_md"],
+        caption="nRMSE over predicted frames of the models trained across the seen values; "
+        "persistence of the last true frame is the no-learning reference.",
+    )  # fmt: skip
+    table = (
+        pdebench_table(pdebench, published=published, version=version)
+        if per_value.any()
+        else pd.DataFrame(columns=PDEBENCH_COLUMNS)
+    )
+    write_table(
+        table, outputs["pdebench_csv"], outputs["pdebench_md"],
+        caption=f"One model per value (PDEBench protocol); published: {version or 'none'}.",
+    )  # fmt: skip
+
+
+def run_plot_parametric(
+    *,
+    parameters: str,
+    per_step: Sequence[str],
+    predictions: Sequence[str],
+    outputs: Mapping[str, str],
+    title: str,
+) -> None:
+    """The figures: nRMSE against the parameter, against the rollout step, and rollouts."""
+    from pderepro.plotting.parametric import (
+        plot_error_vs_parameter,
+        plot_error_vs_step,
+        plot_rollouts,
+    )
+
+    def paths(name: str) -> list[str]:
+        return [outputs[f"{name}_png"], outputs[f"{name}_pdf"]]
+
+    plot_error_vs_parameter(pd.read_csv(parameters), *paths("error_vs_parameter"), title=title)
+    steps = pd.concat([pd.read_csv(p) for p in per_step], ignore_index=True)
+    plot_error_vs_step(steps, *paths("error_vs_step"), title=title)
+    plot_rollouts([open_netcdf(p) for p in predictions], *paths("rollouts"))
+
+
+def run_basic_forms_table(
+    *, metrics: Sequence[str], csv: str, markdown: str, runs: Mapping[str, Mapping[str, Any]]
+) -> None:
+    """The basic-forms table (:func:`~pderepro.evaluation.parametric_tables.basic_forms_table`)
+    from the per-sample metrics of its runs; ``runs`` maps each run to its ``training`` and
+    ``target_fraction``."""
+    frame = pd.concat([pd.read_csv(p) for p in metrics], ignore_index=True)
+    write_table(
+        basic_forms_table(frame, runs=runs), csv, markdown,
+        caption="nRMSE over predicted frames on the target PDE, trained on a fraction of its "
+        "data alone (target) or with its basic forms (target+basic), the same optimiser "
+        "steps; id: at the training values, ood: outside their ranges; persistence is the "
+        "no-learning reference.",
+    )  # fmt: skip
+
+
+def run_plot_basic_forms(*, table: str, png: str, pdf: str, title: str) -> None:
+    """nRMSE against the target-data fraction, one line per training, id and ood panels."""
+    from pderepro.plotting.parametric import plot_basic_forms
+
+    plot_basic_forms(pd.read_csv(table), png, pdf, title=title)
