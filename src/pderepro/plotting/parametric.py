@@ -82,32 +82,47 @@ def plot_error_vs_step(steps: pd.DataFrame, *paths: str, title: str) -> None:
 
 
 def plot_rollouts(rollouts: Sequence[xr.Dataset], *paths: str) -> None:
-    """Space-time plots of the first kept trajectory at the smallest and largest value of
-    each rollout file: truth, prediction and error (time upwards, context included)."""
+    """Space-time plots (time upwards, context included) of the first kept trajectory at
+    the smallest and largest value of each PDE: the truth, then each model's rollout error
+    on one colour scale per row, so that the models compare at a glance."""
     apply_theme()
+    by_pde: dict[str, list[xr.Dataset]] = {}
+    for ds in rollouts:
+        by_pde.setdefault(ds.attrs["pde"], []).append(ds)
     rows = [
-        (ds, v) for ds in rollouts for v in sorted({float(ds["value"][0]), float(ds["value"][-1])})
+        (pde, group, value)
+        for pde, group in by_pde.items()
+        for value in sorted({float(group[0]["value"][0]), float(group[0]["value"][-1])})
     ]
-    fig, axes = plt.subplots(len(rows), 3, figsize=(10, 2.4 * len(rows)), squeeze=False)
-    for (ds, value), ax_row in zip(rows, axes, strict=True):
-        truth = ds["u"].sel(value=value).isel(sample=0).to_numpy()  # (time, x)
-        pred = ds["prediction"].sel(value=value).isel(sample=0).to_numpy()
+    n_cols = 1 + max(len(group) for group in by_pde.values())
+    fig, axes = plt.subplots(
+        len(rows), n_cols, figsize=(2.8 * n_cols, 2.3 * len(rows)), squeeze=False,
+        layout="constrained",
+    )  # fmt: skip
+    for (pde, group, value), ax_row in zip(rows, axes, strict=True):
+        truth = group[0]["u"].sel(value=value).isel(sample=0).to_numpy()  # (time, x)
+        errors = [
+            ds["prediction"].sel(value=value).isel(sample=0).to_numpy() - truth for ds in group
+        ]
         limit = float(np.nanmax(np.abs(truth)))
-        seen = f"{value:g}" in ds.attrs["seen_values"].split(",")
-        which = "seen" if seen else "unseen"
-        name = f"{ds.attrs['label']}, {ds.attrs['parameter']} = {value:g} ({which})"
-        for ax, field, what, cmap in (
-            (ax_row[0], truth, "truth", "RdBu_r"),
-            (ax_row[1], pred, "rollout", "RdBu_r"),
-            (ax_row[2], pred - truth, "error", "PuOr_r"),
-        ):
-            scale = limit if what != "error" else float(np.nanmax(np.abs(pred - truth)) or 1.0)
+        scale = max(float(np.nanmax(np.abs(e))) for e in errors) or 1.0
+        seen = f"{value:g}" in group[0].attrs["seen_values"].split(",")
+        name = f"{pde}, {group[0].attrs['parameter']} = {value:g} ({'seen' if seen else 'unseen'})"
+        panels = [(truth, f"truth: {name}", "RdBu_r", limit)] + [
+            (err, f"error: {ds.attrs['label']}", "PuOr_r", scale)
+            for ds, err in zip(group, errors, strict=True)
+        ]
+        for ax in ax_row[len(panels) :]:
+            ax.axis("off")
+        for k, (ax, (field, title, cmap, bound)) in enumerate(zip(ax_row, panels, strict=False)):
             image = ax.imshow(
-                field, origin="lower", aspect="auto", cmap=cmap, vmin=-scale, vmax=scale
+                field, origin="lower", aspect="auto", cmap=cmap, vmin=-bound, vmax=bound
             )
-            ax.set_title(f"{what}: {name}" if what == "truth" else what, fontsize=8)
-            ax.set(xlabel="cell", ylabel="frame")
-            plt.colorbar(image, ax=ax, fraction=0.046, pad=0.02)
+            ax.set_title(title, fontsize=7)
+            ax.set(xlabel="cell", ylabel="frame" if k == 0 else None)
+            ax.grid(False)
+            if k in (0, len(panels) - 1):  # the truth's scale, and the errors' shared one
+                fig.colorbar(image, ax=ax, fraction=0.08, pad=0.03)
     save_figure(fig, *paths)
 
 
