@@ -1,10 +1,12 @@
-"""Two-dimensional incompressible Navier-Stokes in vorticity form on the unit torus.
+"""Two-dimensional incompressible Navier-Stokes in vorticity form on a periodic box.
 
-Solves ``w_t + u . grad w = nu Delta w + f`` on ``[0, 1)^2`` with ``u = (psi_y, -psi_x)`` and
-``-Delta psi = w`` (Li et al. 2021, FNO, section 5.3). Fields are stored as ``w[..., i, j] =
-w(x_i, y_j)`` with ``x_i = i / n`` along the second-to-last axis and ``y_j = j / n`` along the
-last ("ij" indexing); Fourier modes are integer wavenumbers ``k = (k_x, k_y)`` (angular
-wavenumber ``2 pi k``) in ``torch.fft.rfft2`` layout.
+Solves ``w_t + u . grad w + beta v = nu Delta w - mu w + f`` on ``[0, L)^2`` with
+``u = (u, v) = (psi_y, -psi_x)`` and ``-Delta psi = w``; the defaults ``L = 1``, ``mu = beta =
+0`` and the FNO forcing are the problem of Li et al. 2021 (FNO, section 5.3), the drag, the
+beta-plane term and the box size serve 2-D turbulence studies. Fields are stored as
+``w[..., i, j] = w(x_i, y_j)`` with ``x_i = L i / n`` along the second-to-last axis and
+``y_j = L j / n`` along the last ("ij" indexing); Fourier modes are integer wavenumbers
+``k = (k_x, k_y)`` (angular wavenumber ``kappa = 2 pi k / L``) in ``torch.fft.rfft2`` layout.
 
 Spatial discretisation: Fourier pseudo-spectral with the 2/3 rule. The advection term is
 evaluated in Basdevant's form ``u . grad w = (d_xx - d_yy)(u v) + d_xy (v^2 - u^2)`` (the curl
@@ -20,11 +22,20 @@ zero-pads), and the spectral products work on ``(batch, n, kc)`` arrays; the for
 is a full ``rfft2`` of the stacked ``(u v, v^2 - u^2)``, since slicing first costs more than it
 saves.
 
-Time discretisation: IMEX "AB2/CN", second order. Viscosity is Crank-Nicolson, advection is
-second-order Adams-Bashforth, the (time-independent) forcing is explicit::
+Time discretisation: IMEX "AB2/CN", second order. The linear terms are Crank-Nicolson,
+advection is second-order Adams-Bashforth, the (time-independent) forcing is explicit::
 
     (1 + h a / 2) w^{n+1} = (1 - h a / 2) w^n + h (f - 3/2 N^n + 1/2 N^{n-1}),
-    a = 4 pi^2 nu |k|^2.
+    a = nu |kappa|^2 + mu - i beta kappa_x / |kappa|^2.
+
+All three linear terms are diagonal in Fourier space: ``v_hat = -i kappa_x psi_hat = -i
+kappa_x w_hat / |kappa|^2``, so ``-beta v`` contributes ``i beta kappa_x / |kappa|^2`` to
+``-a``. The beta term goes into the implicit part (a complex ``a``) rather than the explicit
+one: CN maps this purely imaginary operator to a unimodular factor, so Rossby waves keep their
+amplitude at any step (phase error ``(omega h)^2 / 12``), whereas AB2 amplifies imaginary
+eigenvalues and would tie the step to ``beta / |kappa|_min``. Drag joins viscosity in the real
+part. With ``beta = 0`` ``a`` stays real and the arithmetic is that of the unit-torus solver
+for ``L = 1, mu = 0``.
 
 The first step of a trajectory uses ``N^{-1} = N^0`` (forward Euler for advection, local error
 ``O(h^2)``, so the scheme stays globally second order). One advection evaluation per step gives
@@ -77,7 +88,8 @@ class NavierStokesStepper:
     Parameters
     ----------
     problem : NavierStokesProblem
-        Supplies viscosity, step, resolution and forcing (other fields are ignored).
+        Supplies viscosity, drag, beta, box size, step, resolution and forcing (other fields
+        are ignored).
     device : str or torch.device, optional
         Defaults to CUDA when available, else CPU.
     dtype : torch.dtype
@@ -96,20 +108,27 @@ class NavierStokesStepper:
         self.dtype = dtype
         self.cdtype = complex_dtype(dtype)
         n, h, nu = problem.resolution, problem.time_step, problem.viscosity
+        length = problem.box_size
         self.resolution = n
         kx, ky = wavenumbers(n)
         k2 = kx**2 + ky**2
         mask = dealias_mask(n)
         inv_k2 = np.divide(1.0, k2, out=np.zeros_like(k2), where=k2 > 0)
-        a_half = 0.5 * h * nu * 4.0 * np.pi**2 * k2
+        # kappa = 2 pi k / L; written so that L = 1, mu = 0 repeats the unit-torus arithmetic
+        # exactly (dividing by 1 and adding 0 are exact), keeping the FNO data bit for bit.
+        a_half = 0.5 * h * nu * (4.0 * np.pi**2 / length**2) * k2 + 0.5 * h * problem.drag
+        if problem.beta != 0:
+            # -beta v_hat = i beta kappa_x / |kappa|^2 w_hat; zero at k = 0 (inv_k2 = 0)
+            a_half = a_half - 0.5j * h * problem.beta * (length / (2.0 * np.pi)) * kx * inv_k2
         b = h / (1.0 + a_half)
-        # u_hat = i k_y / (2 pi |k|^2) w_hat, v_hat = -i k_x / (2 pi |k|^2) w_hat, restricted to
-        # the retained modes; stacked (2, 1, n, kc) so one product fills both.
-        uv = np.stack([1j * ky * inv_k2, -1j * kx * inv_k2]) * mask / (2.0 * np.pi)
-        # N_hat = -4 pi^2 [(k_x^2 - k_y^2) FFT(u v) + k_x k_y FFT(v^2 - u^2)] on retained modes.
-        # The stepper stores K = -3/2 b N_hat, so these coefficients fold in -3/2 b.
-        c_p = 6.0 * np.pi**2 * b * (kx**2 - ky**2) * mask
-        c_q = 6.0 * np.pi**2 * b * (kx * ky) * mask
+        # u_hat = i k_y L / (2 pi |k|^2) w_hat, v_hat = -i k_x L / (2 pi |k|^2) w_hat (that is
+        # i kappa_y / |kappa|^2 and -i kappa_x / |kappa|^2), restricted to the retained modes;
+        # stacked (2, 1, n, kc) so one product fills both.
+        uv = np.stack([1j * ky * inv_k2, -1j * kx * inv_k2]) * mask / (2.0 * np.pi / length)
+        # N_hat = -(4 pi^2 / L^2) [(k_x^2 - k_y^2) FFT(u v) + k_x k_y FFT(v^2 - u^2)] on retained
+        # modes. The stepper stores K = -3/2 b N_hat, so these coefficients fold in -3/2 b.
+        c_p = 6.0 * np.pi**2 / length**2 * b * (kx**2 - ky**2) * mask
+        c_q = 6.0 * np.pi**2 / length**2 * b * (kx * ky) * mask
         forcing_hat = np.fft.rfft2(problem.forcing())
 
         def cplx(values: np.ndarray) -> torch.Tensor:
@@ -117,17 +136,22 @@ class NavierStokesStepper:
 
         # Retained k_y columns: the spectral arrays of the advection term are (..., n, kc).
         self.kc = kc = (n - 1) // 3 + 1
-        self._b = torch.as_tensor(b[:, :kc], device=self.device).to(self.dtype)
+        # b is complex only with a beta term
+        self._b = torch.as_tensor(b[:, :kc], device=self.device)
+        self._b = self._b.to(self.cdtype if self._b.is_complex() else self.dtype)
         self._uv = cplx(uv[:, None, :, :kc])
         self._c_p, self._c_q = cplx(c_p[:, :kc]), cplx(c_q[:, :kc])
         decay = (1.0 - a_half) / (1.0 + a_half)
         self._decay_lo, self._decay_hi = cplx(decay[:, :kc]), cplx(decay[:, kc:])
         # The forcing rides on K: storing K + 3/2 b f_hat makes K^n - K^{n-1} / 3 carry the
         # b f_hat of the update, and the product that starts K adds it for free (no separate
-        # indexed add per chunk). Its modes +-(1, 1) lie in the retained columns.
+        # indexed add per chunk). The FNO modes +-(1, 1) lie in the retained columns; the
+        # Kolmogorov mode (0, k_f) does when k_f < n / 3.
         self._forced = problem.forcing_amplitude != 0
         if self._forced and np.abs(forcing_hat[:, kc:]).max() > 1e-12 * np.abs(forcing_hat).max():
             raise ValueError("the forcing must lie in the retained modes |k_y| < n / 3")
+        # Whether the modes beyond the retained columns change at all (linear terms only).
+        self._linear_hi = nu > 0 or problem.drag > 0 or problem.beta != 0
         self._k_forcing = cplx(1.5 * (b * forcing_hat)[:, :kc])
         if chunk_size is None and self.device.type == "cpu":
             # Real numbers per sample in the work arrays and the state (see _workspace).
@@ -224,7 +248,7 @@ class NavierStokesStepper:
             torch.add(k_new, k_old, alpha=-1.0 / 3.0, out=k_old)
             low = w[..., : self.kc]
             torch.addcmul(k_old, low, self._decay_lo, out=low)
-            if self.problem.viscosity > 0:
+            if self._linear_hi:
                 w[..., self.kc :].mul_(self._decay_hi)
         self._started = True
         self._history = (k_old_all, k_new_all)
@@ -249,7 +273,7 @@ def solve_navier_stokes(
     dtype: torch.dtype = torch.float64,
     progress: Callable[[int, float], None] | None = None,
 ) -> torch.Tensor:
-    """Integrate the forced vorticity equation from ``w0`` and record every ``record_interval``.
+    """Integrate the vorticity equation from ``w0`` and record every ``record_interval``.
 
     Parameters
     ----------
@@ -294,8 +318,10 @@ def solve_navier_stokes(
     out[:, 0] = w
     n_steps, per_record, h = problem.n_steps, problem.steps_per_record, problem.time_step
     logger.debug(
-        "Navier-Stokes AB2/CN: batch=%d n=%d nu=%g h=%g steps=%d records=%d device=%s dtype=%s",
-        w.shape[0], n, problem.viscosity, h, n_steps, problem.n_records, device, dtype,
+        "Navier-Stokes AB2/CN: batch=%d n=%d L=%g nu=%g mu=%g beta=%g forcing=%s h=%g steps=%d "
+        "records=%d device=%s dtype=%s",
+        w.shape[0], n, problem.box_size, problem.viscosity, problem.drag, problem.beta,
+        problem.forcing_kind, h, n_steps, problem.n_records, device, dtype,
     )  # fmt: skip
     start = time.perf_counter()
     with torch.no_grad():

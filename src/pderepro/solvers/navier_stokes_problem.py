@@ -1,6 +1,6 @@
-"""The forced two-dimensional vorticity problem on the unit torus: its parameters, their
-checks and the grids, times and forcing derived from them (solved by
-:mod:`pderepro.solvers.navier_stokes`)."""
+"""The forced two-dimensional vorticity problem on a periodic square box (by default the unit
+torus of the FNO paper): its parameters, their checks and the grids, times and forcing derived
+from them (solved by :mod:`pderepro.solvers.navier_stokes`)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,10 @@ import numpy as np
 
 from pderepro.solvers.torus import GRF_EXPONENT, GRF_SCALE, GRF_SHIFT
 
-__all__ = ["NavierStokesProblem"]
+__all__ = ["FORCING_KINDS", "NavierStokesProblem"]
+
+#: Forcing shapes :meth:`NavierStokesProblem.forcing` knows (see ``forcing_kind``).
+FORCING_KINDS = ("fno", "kolmogorov")
 
 
 def _is_real(value: object) -> bool:
@@ -26,9 +29,11 @@ def _whole_ratio(numerator: float, denominator: float) -> int | None:
 
 @dataclass(frozen=True)
 class NavierStokesProblem:
-    """Parameters of the forced 2-D vorticity problem on the unit torus.
+    """Parameters of the forced 2-D vorticity problem on the periodic box ``[0, L)^2``.
 
-    Defaults are the FNO paper's ``nu = 1e-3`` setting (Li et al. 2021).
+    The equation is ``w_t + u . grad w + beta v = nu Delta w - mu w + f`` with
+    ``u = (u, v) = (psi_y, -psi_x)`` and ``-Delta psi = w``. Defaults are the FNO paper's
+    ``nu = 1e-3`` setting (Li et al. 2021): unit box, no drag, no beta term, FNO forcing.
 
     Attributes
     ----------
@@ -43,10 +48,29 @@ class NavierStokesProblem:
     record_interval : float
         Time between recorded fields (time units); must divide ``t_final``.
     forcing_amplitude : float
-        ``A`` in ``f(x, y) = A (sin(2 pi (x + y)) + cos(2 pi (x + y)))`` (vorticity / time).
+        ``A`` of the forcing (vorticity / time), see ``forcing_kind``.
     grf_scale, grf_shift, grf_exponent : float
         Initial-vorticity covariance ``scale (-Delta + shift I)^(-exponent)``; ``shift`` in
-        1/length^2, see :func:`sample_vorticity_grf`.
+        1/length^2, see :func:`sample_vorticity_grf` (which samples on the unit torus; the
+        values are not rescaled with ``box_size``).
+    box_size : float
+        Side ``L`` of the periodic box (length), ``> 0``; ``1`` is the FNO unit torus, ``2 pi``
+        the usual box of 2-D turbulence studies. Angular wavenumbers are ``2 pi k / L`` for
+        integer ``k``.
+    drag : float
+        Linear (Ekman/Rayleigh) drag coefficient ``mu`` (1/time), ``>= 0``.
+    beta : float
+        Planetary vorticity gradient ``beta`` (1/(length time)) of the beta-plane term
+        ``beta v``; any sign. With it a single Fourier mode ``cos(k . x - omega t)`` is a
+        Rossby wave, ``omega = -beta k_x / |k|^2`` (angular wavenumbers).
+    forcing_kind : str
+        ``"fno"``: ``f = A (sin(2 pi (x + y) / L) + cos(2 pi (x + y) / L))``, the FNO forcing
+        (on the unit box). ``"kolmogorov"``: ``f = A cos(2 pi k_f y / L)``, ``k_f`` whole
+        waves across the box; it is the curl of the body force
+        ``(-(A / kappa_f) sin(kappa_f y), 0)``, ``kappa_f = 2 pi k_f / L``, a shear flow
+        whose laminar state is ``w = A cos(kappa_f y) / (nu kappa_f^2 + mu)``.
+    forcing_wavenumber : int
+        ``k_f`` of the Kolmogorov forcing, ``>= 1`` (ignored for the FNO forcing).
     """
 
     viscosity: float = 1e-3
@@ -58,17 +82,29 @@ class NavierStokesProblem:
     grf_scale: float = GRF_SCALE
     grf_shift: float = GRF_SHIFT
     grf_exponent: float = GRF_EXPONENT
+    box_size: float = 1.0
+    drag: float = 0.0
+    beta: float = 0.0
+    forcing_kind: str = "fno"
+    forcing_wavenumber: int = 4
 
     def __post_init__(self) -> None:
         names = ("t_final", "time_step", "record_interval", "grf_scale", "grf_exponent")
-        for name in names:
+        for name in (*names, "box_size"):
             value = getattr(self, name)
             if not (_is_real(value) and math.isfinite(value) and value > 0):
                 raise ValueError(f"{name} must be a positive finite number, got {value!r}")
-        value = self.viscosity
-        if not (_is_real(value) and math.isfinite(value) and value >= 0):
-            raise ValueError(f"viscosity must be a non-negative finite number, got {value!r}")
-        for name in ("forcing_amplitude", "grf_shift"):
+        for name in ("viscosity", "drag"):
+            value = getattr(self, name)
+            if not (_is_real(value) and math.isfinite(value) and value >= 0):
+                raise ValueError(f"{name} must be a non-negative finite number, got {value!r}")
+        if self.forcing_kind not in FORCING_KINDS:
+            kind = self.forcing_kind
+            raise ValueError(f"forcing_kind must be one of {FORCING_KINDS}, got {kind!r}")
+        k_f = self.forcing_wavenumber
+        if isinstance(k_f, bool) or not isinstance(k_f, int | np.integer) or k_f < 1:
+            raise ValueError(f"forcing_wavenumber must be an integer >= 1, got {k_f!r}")
+        for name in ("forcing_amplitude", "grf_shift", "beta"):
             value = getattr(self, name)
             if not (_is_real(value) and math.isfinite(value)):
                 raise ValueError(f"{name} must be a finite number, got {value!r}")
@@ -110,11 +146,21 @@ class NavierStokesProblem:
 
     @property
     def grid(self) -> np.ndarray:
-        """Grid coordinates ``j / resolution`` along either axis, shape ``(resolution,)``."""
-        return np.arange(self.resolution, dtype=np.float64) / self.resolution
+        """Grid coordinates ``L j / resolution`` along either axis, shape ``(resolution,)``
+        (length)."""
+        # j / n, then scaled: bit-identical to the unit-torus grid when L = 1
+        return np.arange(self.resolution, dtype=np.float64) / self.resolution * self.box_size
 
     def forcing(self) -> np.ndarray:
-        """Forcing ``f(x_i, y_j)``, shape ``(resolution, resolution)`` (vorticity / time)."""
-        x = self.grid
-        phase = 2.0 * np.pi * (x[:, None] + x[None, :])
+        """Forcing ``f(x_i, y_j)``, shape ``(resolution, resolution)`` (vorticity / time).
+
+        See ``forcing_kind``; ``x`` runs along axis 0 and ``y`` along axis 1.
+        """
+        # Phases from the unit-box coordinate j / n, so L = 1 reproduces the FNO forcing bit
+        # for bit and other L give the same grid values (the forcing scales with the box).
+        s = np.arange(self.resolution, dtype=np.float64) / self.resolution
+        if self.forcing_kind == "kolmogorov":
+            column = np.cos(2.0 * np.pi * self.forcing_wavenumber * s)
+            return self.forcing_amplitude * np.broadcast_to(column[None, :], (s.size, s.size))
+        phase = 2.0 * np.pi * (s[:, None] + s[None, :])
         return self.forcing_amplitude * (np.sin(phase) + np.cos(phase))

@@ -22,6 +22,7 @@ from pderepro.evaluation.tables import (
 from pderepro.solvers.darcy_verification import darcy_convergence
 from pderepro.solvers.diffusion_reaction_verification import diffusion_reaction_verification
 from pderepro.solvers.lorenz96_verification import lorenz96_convergence
+from pderepro.solvers.navier_stokes_box_verification import navier_stokes_box_verification
 from pderepro.solvers.navier_stokes_verification import navier_stokes_verification
 from pderepro.solvers.pdebench_verification import pdebench_verification
 from pderepro.solvers.verification import burgers_convergence
@@ -138,6 +139,7 @@ def run_validate_solvers(*, csv: str, figures: Sequence[str]) -> None:
         lorenz96_convergence,
         darcy_convergence,
         navier_stokes_verification,
+        navier_stokes_box_verification,
         pdebench_verification,
         diffusion_reaction_verification,
     ]
