@@ -46,9 +46,7 @@ def test_parametric_studies_dry_run_plans_the_jobs_the_kind_counts(tmp_path, pre
         cwd=copy_workflow(tmp_path),
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
-    assert planned_jobs(result.stdout + result.stderr) == dict(
-        _plan(preset, studies).job_counts()
-    )
+    assert planned_jobs(result.stdout + result.stderr) == dict(_plan(preset, studies).job_counts())
 
 
 def test_paper_plan_has_the_papers_sizes():
