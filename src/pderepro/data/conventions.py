@@ -1,5 +1,5 @@
 """CF attributes of every variable pderepro writes (FNO-paper fields, PDEBench trajectories,
-Lorenz-96 truth and closure pairs), defined once.
+Lorenz-96 truth and closure pairs, 2-D turbulence truth and LES pairs), defined once.
 
 xarray drops attributes on arithmetic, so every writer calls :func:`apply_conventions`
 just before saving; the attributes below are the single source of truth. Time is model
@@ -36,6 +36,20 @@ VARIABLE_ATTRS: dict[str, dict[str, str]] = {
     "subgrid_tendency": {"long_name": "subgrid tendency -(h c / b) sum_j Y_j,k", "units": "1"},
     "coarse_grained_tendency": {
         "long_name": "coarse-grained tendency (X(t + dt) - Phi_dt(X(t))) / dt",
+        "units": "1",
+    },
+    # forced 2-D turbulence truth (pderepro.data.turbulence): snapshots and LES pairs
+    "member": {"long_name": "index of the independent turbulence run", "units": "1"},
+    "series_time": {"long_name": "time of an energy and enstrophy record", "units": "1"},
+    "energy": {"long_name": "domain-mean kinetic energy 1/2 <|u|^2>", "units": "1"},
+    "enstrophy": {"long_name": "domain-mean enstrophy 1/2 <w^2>", "units": "1"},
+    "w_bar": {"long_name": "filtered vorticity on the LES grid", "units": "1"},
+    "psi_bar": {
+        "long_name": "streamfunction of the filtered vorticity (-Lap psi_bar = w_bar)",
+        "units": "1",
+    },
+    "Pi": {
+        "long_name": "exact subgrid term filter(u . grad w) - u_bar . grad w_bar",
         "units": "1",
     },
     "rel_l2_per_frame": {
@@ -78,6 +92,11 @@ VARIABLE_ATTRS: dict[str, dict[str, str]] = {
 SOLVER_VARIABLE_ATTRS: dict[str, dict[str, dict[str, str]]] = {
     "pdebench_advection_exact": {
         "u": {"long_name": "solution u(x, t) of 1-D advection at every saved time (t=0: u0)"},
+    },
+    "navier_stokes_turbulence_ab2cn": {
+        "x": {"long_name": "position on the periodic box [0, box_size)"},
+        "y": {"long_name": "position on the periodic box [0, box_size) (second axis)"},
+        "w": {"long_name": "vorticity of forced 2-D turbulence at each snapshot time"},
     },
     "pdebench_burgers_spectral": {
         "u": {"long_name": "solution u(x, t) of 1-D viscous Burgers at every saved time (t=0: u0)"},
