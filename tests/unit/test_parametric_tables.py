@@ -85,3 +85,30 @@ def test_basic_forms_table_pools_values_per_split_and_keeps_persistence_apart():
     assert np.isnan(by.loc[("persistence", "ood"), "target_fraction"])
     with pytest.raises(ValueError, match="not basic-forms runs"):
         basic_forms_table(pd.concat(frames, ignore_index=True), runs={})
+
+
+def test_each_table_keeps_the_persistence_of_its_own_protocol(tmp_path):
+    """pdebench runs see 10 true frames, cape runs 1: their persistence rows at the same
+    value differ and must not be mixed (they were, by value, before)."""
+    from pderepro.stages.parametric_reports import run_parametric_tables
+
+    def file(name, model, persistence):
+        rows = pd.concat([
+            _rows(model, model, 0.4, "seen", 0, np.array([0.1, 0.2])),
+            _rows("persistence", "persistence (no learning)", 0.4, "seen", 0, persistence),
+        ])  # fmt: skip
+        rows.to_csv(tmp_path / name, index=False)
+        return str(tmp_path / name)
+
+    cape = file("cape.csv", "fno", np.array([1.0, 1.0]))
+    per_value = file("pdebench.csv", "pdebench-0p4", np.array([0.3, 0.3]))
+    outputs = {f"{t}_{e}": str(tmp_path / f"{t}.{e}") for t in ("parameters", "pdebench")
+               for e in ("csv", "md")}  # fmt: skip
+    run_parametric_tables(
+        metrics=[per_value, cape], outputs=outputs, model_order=["fno"], published={},
+        version="",
+    )  # fmt: skip
+    for table, expected in (("parameters", 1.0), ("pdebench", 0.3)):
+        rows = pd.read_csv(outputs[f"{table}_csv"])
+        reference = rows[rows["model"] == "persistence (no learning)"]
+        assert reference["nrmse_mean"].tolist() == [pytest.approx(expected)], table

@@ -14,6 +14,15 @@ from pderepro.evaluation.parametric_tables import PDEBENCH_COLUMNS, basic_forms_
 from pderepro.evaluation.tables import write_table
 
 
+def _with_run(path: str) -> pd.DataFrame:
+    """A metrics file's rows with the run that made them (its one trained model)."""
+    rows = pd.read_csv(path)
+    trained = sorted(set(rows["model"]) - {"persistence"})
+    if len(trained) != 1:
+        raise ValueError(f"{path}: expected the rows of one trained run, found {trained}")
+    return rows.assign(run=trained[0])
+
+
 def run_parametric_tables(
     *,
     metrics: Sequence[str],
@@ -26,17 +35,11 @@ def run_parametric_tables(
     metrics of every run; ``outputs`` maps ``parameters_csv`` ... ``pdebench_md``."""
     from pderepro.evaluation.parametric_tables import parameters_table, pdebench_table
 
-    frame = pd.concat([pd.read_csv(p) for p in metrics], ignore_index=True)
-    per_value = frame["model"].str.startswith("pdebench-")
-    reference = frame["model"] == "persistence"
-    keys = frame["pde"] + "/" + frame["value"].astype(str)
-
-    def with_references(trained: pd.Series) -> pd.DataFrame:
-        """The trained rows, and the references at the (PDE, value)s they are scored at."""
-        return frame[trained | (reference & keys.isin(keys[trained]))].copy()
-
-    cape = with_references(~per_value & ~reference)
-    pdebench = with_references(per_value)
+    frame = pd.concat([_with_run(p) for p in metrics], ignore_index=True)
+    # each file's persistence rows were scored under its run's protocol (context frames,
+    # resolution), so they go with that file's table only
+    per_value = frame["run"].str.startswith("pdebench-")
+    cape, pdebench = frame[~per_value].copy(), frame[per_value].copy()
     pdebench.loc[pdebench["model"] != "persistence", "model"] = "pdebench"
     write_table(
         parameters_table(cape, model_order=list(model_order)),
