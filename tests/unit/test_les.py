@@ -40,7 +40,7 @@ from pderepro.solvers.les_filters import (
     truncate_spectrum,
 )
 from pderepro.solvers.navier_stokes import NavierStokesProblem, NavierStokesStepper
-from pderepro.solvers.torus import sample_vorticity_grf
+from pderepro.solvers.torus import dealias_mask, sample_vorticity_grf
 
 L = 2.0 * math.pi
 
@@ -139,26 +139,44 @@ def test_pi_vanishes_on_a_laplacian_eigenfunction(kind):
     assert subgrid_term(w, 16, L, kind).abs().max() < 1e-12
 
 
-def test_pi_vanishes_for_a_band_limited_field_with_the_sharp_filter():
-    # modes below the LES cutoff |k_x|, |k_y| < 4: wbar = w, and Pi = P N - N has no mode on
-    # the LES grid (N has modes up to 6, so Pi is not zero on the DNS grid)
+def _advected(field: torch.Tensor) -> torch.Tensor:
+    """The field's part on the 2/3-rule modes of its own grid (the modes an LES advects)."""
+    n = field.shape[-1]
+    mask = torch.tensor(dealias_mask(n), dtype=torch.float64)
+    return torch.fft.irfft2(torch.fft.rfft2(field) * mask, s=(n, n))
+
+
+def test_pi_vanishes_on_the_advected_modes_of_a_field_the_les_resolves():
+    # modes |k| <= 3 < 12 / 3: the LES advects all of them, so on its advected modes the exact
+    # term is 0; N(w) reaches |k| = 6, which the LES grid holds (|k| < 6) but does not advect
     w = _modes(64, LOW)[None]
-    pi_fine = apply_filter(advection(w, L), "sharp", 8) - advection(w, L)
-    assert pi_fine.abs().max() > 0.1
-    assert subgrid_term(w, 8, L, "sharp").abs().max() < 1e-12
-    assert subgrid_term(w, 8, L, "gaussian").abs().max() > 1e-3  # the Gaussian leaves some
+    pi = subgrid_term(w, 12, L, "sharp")
+    assert _advected(pi).abs().max() < 1e-12
+    assert pi.abs().max() > 0.1  # the unadvected band 4 <= |k| < 6
+    assert _advected(subgrid_term(w, 12, L, "gaussian")).abs().max() > 1e-3  # the Gaussian
 
 
-def test_filtered_pair_is_consistent():
+def test_pi_closes_the_les_equation_as_the_les_computes_it():
+    """The filtered DNS tendency of wbar equals the LES's own advection plus Pi (on the LES
+    grid, for both filters): Pi is the exact closure of the discrete LES."""
     w = _random(64, seed=1)
-    w_les, pi = filtered_pair(w, 16, L, "gaussian")
-    torch.testing.assert_close(w_les, coarse_grain(w, 16, "gaussian"), rtol=0, atol=1e-13)
-    assert w_les.shape == pi.shape == (2, 16, 16)
-    assert pi.mean(dim=(-2, -1)).abs().max() < 1e-13  # a divergence has zero mean
-    # Pi is the filtered advection minus the resolved one, seen from the LES grid
-    resolved = advection(apply_filter(w, "gaussian", 16), L)
-    expected = coarse_grain(apply_filter(advection(w, L), "gaussian", 16) - resolved, 16, "sharp")
-    torch.testing.assert_close(pi, expected, rtol=0, atol=1e-12)
+    for kind in ("sharp", "gaussian"):
+        w_les, pi = filtered_pair(w, 16, L, kind)
+        torch.testing.assert_close(w_les, coarse_grain(w, 16, kind), rtol=0, atol=1e-13)
+        assert w_les.shape == pi.shape == (2, 16, 16)
+        assert pi.mean(dim=(-2, -1)).abs().max() < 1e-13  # a divergence has zero mean
+        filtered_tendency = coarse_grain(advection(w, L), 16, kind)
+        torch.testing.assert_close(advection(w_les, L) + pi, filtered_tendency, rtol=0, atol=1e-12)
+        # the LES stepper's nonlinear term (no closure) is the same advection
+        problem = NavierStokesProblem(resolution=16, box_size=L, viscosity=0.01)
+        stepper = NavierStokesStepper(problem, device="cpu")
+        les_advection = torch.fft.irfft2(stepper.nonlinear_hat(torch.fft.rfft2(w_les)), s=(16, 16))
+        torch.testing.assert_close(les_advection, advection(w_les, L), rtol=0, atol=1e-12)
+
+
+def test_odd_les_grids_are_refused():
+    with pytest.raises(ValueError, match="n_les must be even"):
+        filtered_pair(_random(32), 9, L, "sharp")
 
 
 # ---- closures ---------------------------------------------------------------------------------

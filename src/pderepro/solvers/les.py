@@ -9,10 +9,11 @@ term is explicit and joins the advection term in the Adams-Bashforth part::
     (1 + h a / 2) w^{n+1} = (1 - h a / 2) w^n + h (f - 3/2 (N + Pi)^n + 1/2 (N + Pi)^{n-1}),
 
 with ``Pi`` truncated to the 2/3-rule modes like ``N`` (so the closure acts on the advected
-modes only). An eddy viscosity treated explicitly limits the step to roughly
-``h < Delta^2 / (4 nu_e)``; the runs flag rather than raise when that or anything else blows up
-(:func:`run_les`). With :class:`~pderepro.solvers.les_closures.NoClosure` the hook is skipped, so
-the unclosed LES is the plain solver, bit for bit and at its cost.
+modes only). An eddy viscosity treated explicitly (AB2, stable for ``h lambda`` in [-1, 0] on
+the negative real axis) limits the step to roughly ``h < Delta^2 / (8.8 nu_e)`` (the largest
+2/3-rule ``kappa^2`` is about ``8.8 / Delta^2``); the runs flag rather than raise when that or
+anything else blows up (:func:`run_les`). With :class:`~pderepro.solvers.les_closures.NoClosure`
+the hook is skipped, so the unclosed LES is the plain solver, bit for bit and at its cost.
 
 The stepper processes the whole batch at once (no CPU chunking): a closure sees ``(batch, n, n)``
 so that per-sample or per-point coefficient fields line up, and LES grids are small.

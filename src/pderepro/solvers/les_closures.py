@@ -26,10 +26,14 @@ Eddy-viscosity closures model the subgrid vorticity flux as down-gradient,
       L = hat(N(w)) - N(hat w)                                  (N = dealiased u . grad w)
       M = Delta^2 hat(div(|S| grad w)) - (2 Delta)^2 div(|hat S| grad hat w)
 
-  ``L = Pi_test - hat(Pi)`` exactly, and the model gives ``L = c M``; ``c`` is the least-squares
+  With ``N`` the LES's own advection (dealiased on the LES grid, as in
+  :mod:`~pderepro.solvers.les_filters`), ``L = Pi_test - hat(Pi)`` exactly for the test-level
+  term evaluated on the same grid, and the model gives ``L = c M``; ``c`` is the least-squares
   value ``<L M> / <M M>`` averaged over the domain of each sample, clipped at ``>= 0`` (``0`` when
   ``M = 0``). The test filter is the sharp cutoff at ``|k| < n / 4`` by default (sharp filters
-  compose, so the grid-then-test filter has width exactly ``2 Delta``), or the Gaussian.
+  compose, so the grid-then-test filter has width exactly ``2 Delta``), or the Gaussian; the
+  factor ``(2 Delta)^2`` in ``M`` is exact for the sharp one only (two Gaussians of widths
+  ``Delta`` and ``2 Delta`` compose to ``sqrt(5) Delta``).
 
 Derivatives are spectral with the Nyquist wavenumbers zeroed; the pointwise products
 (``nu_e grad w``, ``|S|``) are collocated on the LES grid without dealiasing (``nu_e`` is not

@@ -21,15 +21,17 @@ is the same thing.
 Subgrid term. Filtering ``w_t + u . grad w = nu Lap w - mu w + f`` (the beta term is linear and
 commutes with the filter) gives::
 
-    wbar_t + ubar . grad wbar = nu Lap wbar - mu wbar + fbar - Pi,
-    Pi = filter(u . grad w) - ubar . grad wbar,
+    wbar_t + N_les(wbar) = nu Lap wbar - mu wbar + fbar - Pi,
+    Pi = trunc(filter(N(w))) - N_les(wbar),
 
-with ``ubar`` the velocity of ``wbar`` (spectral filters commute with derivatives). ``Pi`` enters
-like the advection term: ``Pi > 0`` where subgrid scales remove vorticity. It is computed on the
-fine grid with the products dealiased by the 2/3 rule (as in the DNS solver), then truncated to
-the LES grid (no second filtering: ``Pi`` is already a filtered quantity; for the Gaussian filter
-``ubar . grad wbar`` keeps some modes above the LES cutoff, which the truncation drops, exactly as
-the LES itself does).
+where ``N(w) = u . grad w`` is the DNS's dealiased advection, ``trunc`` keeps the LES grid's
+modes and ``N_les`` is the advection *as the LES computes it*: on the LES grid, from ``wbar`` =
+``trunc(filter(w))``, dealiased by the 2/3 rule of that grid (:class:`~pderepro.solvers.les.
+LesStepper`). So ``Pi`` is the term that closes the discrete LES exactly on the modes it
+advects; it also carries the interactions with the band ``n_les / 3 <= |k| < n_les / 2`` that
+the LES grid holds but does not advect (an earlier definition, ``filter(N(w)) - N(filter(w))``
+on the DNS grid, missed those, and for the Gaussian filter used modes above the LES cutoff).
+``Pi`` enters like the advection term: ``Pi > 0`` where subgrid scales remove vorticity.
 """
 
 from __future__ import annotations
@@ -96,6 +98,9 @@ def filter_transfer(kind: str, n: int, n_les: int) -> np.ndarray:
 def _checked_transfer(kind: str, n: int, n_les: int) -> np.ndarray:
     if not 2 <= n_les <= n:
         raise ValueError(f"need 2 <= n_les <= n, got n_les={n_les}, n={n}")
+    if n_les % 2:
+        # an odd grid's sharp cutoff would keep modes that truncation to it drops
+        raise ValueError(f"n_les must be even, got {n_les}")
     return _transfer_np(kind, n, n_les)
 
 
@@ -119,9 +124,10 @@ def angular_wavenumbers(
     (``rfft2`` layout) with the Nyquist wavenumbers set to 0.
     """
     kx, ky = _angular_np(n, float(box_size))
+    # copies: torch.as_tensor would share memory with the cached arrays on the CPU
     return (
-        torch.as_tensor(kx, device=device, dtype=dtype),
-        torch.as_tensor(ky, device=device, dtype=dtype),
+        torch.tensor(kx, device=device, dtype=dtype),
+        torch.tensor(ky, device=device, dtype=dtype),
     )
 
 
@@ -192,7 +198,8 @@ def advection(w: torch.Tensor, box_size: float) -> torch.Tensor:
 
 
 def subgrid_term(w: torch.Tensor, n_les: int, box_size: float, kind: str = "sharp") -> torch.Tensor:
-    """Exact subgrid term ``Pi = filter(u . grad w) - ubar . grad wbar`` on the LES grid.
+    """Exact subgrid term ``Pi = trunc(filter(N(w))) - N_les(wbar)`` on the LES grid (module
+    docstring).
 
     Parameters
     ----------
@@ -224,10 +231,8 @@ def filtered_pair(
     n = w.shape[-1]
     transfer = _spectral(_checked_transfer(kind, n, n_les), w)  # (n, n // 2 + 1)
     w_hat = torch.fft.rfft2(w) * transfer
-    w_bar = torch.fft.irfft2(w_hat, s=(n, n))  # filtered, on the DNS grid
-    # filter(N) - N(wbar), both dealiased on the DNS grid
-    pi_hat = torch.fft.rfft2(advection(w, box_size)) * transfer
-    pi_hat = pi_hat - torch.fft.rfft2(advection(w_bar, box_size))
     w_les = torch.fft.irfft2(truncate_spectrum(w_hat, n, n_les), s=(n_les, n_les))
-    pi_les = torch.fft.irfft2(truncate_spectrum(pi_hat, n, n_les), s=(n_les, n_les))
-    return w_les, pi_les
+    # trunc(filter(N(w))) - N_les(wbar): the resolved advection as the LES computes it
+    filtered = torch.fft.rfft2(advection(w, box_size)) * transfer
+    filtered = torch.fft.irfft2(truncate_spectrum(filtered, n, n_les), s=(n_les, n_les))
+    return w_les, filtered - advection(w_les, box_size)

@@ -14,8 +14,9 @@ of ``div(u u)``), which needs only ``u`` and ``v`` in physical space: 2 inverse 
 2-D transforms per evaluation, against 4 + 1 for the advective form ``u w_x + v w_y``. The
 velocity is built from the retained modes ``|k_x|, |k_y| < n / 3`` only and the result is
 truncated to them, so the products are alias-free and the semi-discrete system is a Galerkin
-truncation that conserves energy and enstrophy exactly when ``nu = f = 0``. Modes outside the
-2/3 region (present only if ``w0`` has them) are not advected; they decay under viscosity.
+truncation that conserves energy and enstrophy exactly when ``nu = mu = f = 0`` (beta
+conserves both). Modes outside the 2/3 region (present only if ``w0`` has them) are not
+advected; they decay under viscosity.
 Because only the ``kc = (n - 1) // 3 + 1`` retained ``k_y`` columns are nonzero, the inverse
 transform is pruned (a ``c2c`` along ``x`` on those columns, then ``irfft`` along ``y``, which
 zero-pads), and the spectral products work on ``(batch, n, kc)`` arrays; the forward transform

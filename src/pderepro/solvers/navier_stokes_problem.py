@@ -104,6 +104,12 @@ class NavierStokesProblem:
         k_f = self.forcing_wavenumber
         if isinstance(k_f, bool) or not isinstance(k_f, int | np.integer) or k_f < 1:
             raise ValueError(f"forcing_wavenumber must be an integer >= 1, got {k_f!r}")
+        if self.forcing_kind == "kolmogorov" and 3 * k_f >= self.resolution:
+            # on the grid, cos(2 pi k_f j / n) with k_f >= n / 3 is outside the advected modes
+            # (or aliases onto a low one for k_f >= n / 2)
+            raise ValueError(
+                f"forcing_wavenumber {k_f} must lie below resolution / 3 = {self.resolution / 3:g}"
+            )
         for name in ("forcing_amplitude", "grf_shift", "beta"):
             value = getattr(self, name)
             if not (_is_real(value) and math.isfinite(value)):
