@@ -15,14 +15,13 @@ from pderepro.solvers.navier_stokes import (
     solve_navier_stokes,
 )
 from pderepro.solvers.navier_stokes_box_verification import (
-    box_if_rk4,
     box_reference_difference,
     drag_decay_error,
     kolmogorov_laminar_error,
     navier_stokes_box_verification,
     rossby_wave_errors,
 )
-from pderepro.solvers.navier_stokes_verification import AB2CN_ORDER
+from pderepro.solvers.navier_stokes_verification import AB2CN_ORDER, box_if_rk4
 from pderepro.solvers.torus import sample_vorticity_grf
 from pderepro.solvers.verification import COLUMNS
 

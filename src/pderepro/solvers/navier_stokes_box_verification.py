@@ -15,7 +15,8 @@ with ``a_k = nu |kappa|^2 + mu - i beta kappa_x / |kappa|^2`` exactly:
   (``kappa_x = 0``).
 
 The nonlinear term with all of these together is checked on random multi-mode fields against
-an independent algorithm written from the equation alone (:func:`box_if_rk4`), at steps
+an independent algorithm written from the equation alone
+(:func:`~pderepro.solvers.navier_stokes_verification.box_if_rk4`), at steps
 refined towards it; the difference is the AB2/CN time error, of order 2
 (:data:`pderepro.solvers.navier_stokes_verification.AB2CN_ORDER`).
 """
@@ -25,19 +26,22 @@ from __future__ import annotations
 import dataclasses
 import logging
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 import torch
 
 from pderepro.solvers.navier_stokes import NavierStokesProblem, solve_navier_stokes
-from pderepro.solvers.navier_stokes_verification import SOLVER
+from pderepro.solvers.navier_stokes_verification import (
+    box_if_rk4,
+    refinement_rows,
+    relative_max_error,
+)
 from pderepro.solvers.torus import sample_vorticity_grf
-from pderepro.solvers.verification import COLUMNS, observed_orders
+from pderepro.solvers.verification import COLUMNS
 
 __all__ = [
-    "box_if_rk4",
     "box_reference_difference",
     "drag_decay_error",
     "kolmogorov_laminar_error",
@@ -48,11 +52,6 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 TWO_PI = 2.0 * math.pi
-
-
-def _relative_max_error(w: torch.Tensor | np.ndarray, exact: np.ndarray) -> float:
-    w = w.cpu().numpy() if isinstance(w, torch.Tensor) else w
-    return float(np.abs(w - exact).max() / np.abs(exact).max())
 
 
 def drag_decay_error(
@@ -74,7 +73,7 @@ def drag_decay_error(
     w0 = s[:, None] * s[None, :]
     w = solve_navier_stokes(w0, problem, device="cpu")[-1]
     rate = 2.0 * viscosity * kappa**2 + drag
-    return _relative_max_error(w, math.exp(-rate * t_final) * w0)
+    return relative_max_error(w, math.exp(-rate * t_final) * w0)
 
 
 def rossby_wave_errors(
@@ -121,7 +120,7 @@ def rossby_wave_errors(
     coeff = torch.fft.rfft2(w)[:, wavevector[0], wavevector[1]].numpy()
     turned = np.angle(coeff[1:] / coeff[:-1]).sum()
     measured = -turned / t_final
-    return _relative_max_error(w[-1], exact), abs(measured - omega) / abs(omega)
+    return relative_max_error(w[-1], exact), abs(measured - omega) / abs(omega)
 
 
 def kolmogorov_laminar_error(
@@ -142,74 +141,7 @@ def kolmogorov_laminar_error(
     )  # fmt: skip
     w = solve_navier_stokes(np.zeros((resolution, resolution)), problem, device="cpu")[-1]
     a = viscosity * (TWO_PI * forcing_wavenumber / box_size) ** 2 + drag
-    return _relative_max_error(w, (1.0 - math.exp(-a * t_final)) / a * problem.forcing())
-
-
-def box_if_rk4(
-    w0: np.ndarray, forcing: np.ndarray, *, box_size: float, viscosity: float, drag: float,
-    beta: float, t_final: float, time_step: float, advection_sign: float = 1.0,
-) -> np.ndarray:  # fmt: skip
-    """An independent reference: ``w_t = -u w_x - v w_y - beta v + nu Lap w - mu w + f`` on
-    ``[0, L)^2`` by integrating-factor RK4 (numpy, float64), written from the equation alone.
-
-    The linear part ``-nu |kappa|^2 - mu + i beta kappa_x / |kappa|^2`` (from ``v = -psi_x``,
-    ``psi_hat = w_hat / |kappa|^2``) is integrated exactly by its exponential, so the beta
-    term's treatment shares nothing with the solver's Crank-Nicolson; the advective form
-    ``u w_x + v w_y`` is formed in physical space from the retained (2/3-rule) modes and
-    truncated to them, the Galerkin truncation the solver integrates.
-
-    Parameters
-    ----------
-    w0 : numpy.ndarray
-        Initial vorticity ``(batch, n, n)`` (1/time), ``w0[..., i, j] = w(x_i, y_j)``.
-    forcing : numpy.ndarray
-        ``f(x_i, y_j)`` (vorticity / time), ``(n, n)``.
-    box_size, viscosity, drag, beta : float
-        ``L`` (length), ``nu`` (length^2/time), ``mu`` (1/time), ``beta`` (1/(length time)).
-    t_final, time_step : float
-        Final time and RK4 step (time units); ``t_final / time_step`` whole.
-    advection_sign : float
-        Multiplies ``u . grad w``; the tests use ``-1`` or ``0`` to show that the comparison
-        sees the nonlinear term.
-
-    Returns
-    -------
-    numpy.ndarray
-        ``w(t_final)``, ``(batch, n, n)``.
-    """
-    n = w0.shape[-1]
-    steps = round(t_final / time_step)
-    if not math.isclose(steps * time_step, t_final, rel_tol=1e-9):
-        raise ValueError("t_final must be a whole number of time steps")
-    k_int = np.fft.fftfreq(n, d=1.0 / n)
-    keep = (np.abs(k_int)[:, None] < n / 3.0) & (np.abs(k_int[: n // 2 + 1])[None, :] < n / 3.0)
-    kx = TWO_PI / box_size * k_int[:, None]  # angular, along x (axis -2)
-    ky = TWO_PI / box_size * np.arange(n // 2 + 1)[None, :]  # along y (axis -1)
-    k2 = kx**2 + ky**2
-    inv_k2 = np.divide(1.0, k2, out=np.zeros_like(k2), where=k2 > 0)
-    rate = -viscosity * k2 - drag + 1j * beta * kx * inv_k2  # linear rate (1/time)
-    h = time_step
-    e_half, e_full = np.exp(rate * h / 2), np.exp(rate * h)
-    f_hat = np.fft.rfft2(forcing)
-
-    def grid(coeffs: np.ndarray) -> np.ndarray:
-        return np.fft.irfft2(coeffs, s=(n, n))
-
-    def tendency(w_hat: np.ndarray) -> np.ndarray:  # f - u . grad w, in rfft2 layout
-        w_hat = w_hat * keep
-        psi_hat = w_hat * inv_k2
-        u, v = grid(1j * ky * psi_hat), grid(-1j * kx * psi_hat)
-        advection = u * grid(1j * kx * w_hat) + v * grid(1j * ky * w_hat)
-        return f_hat - advection_sign * np.fft.rfft2(advection) * keep
-
-    w_hat = np.fft.rfft2(w0)
-    for _ in range(steps):
-        k1 = tendency(w_hat)
-        k2_ = tendency(e_half * (w_hat + h / 2 * k1))
-        k3 = tendency(e_half * w_hat + h / 2 * k2_)
-        k4 = tendency(e_full * w_hat + h * e_half * k3)
-        w_hat = e_full * w_hat + h / 6 * (e_full * k1 + 2 * e_half * (k2_ + k3) + k4)
-    return grid(w_hat)
+    return relative_max_error(w, (1.0 - math.exp(-a * t_final)) / a * problem.forcing())
 
 
 def box_reference_difference(
@@ -222,20 +154,7 @@ def box_reference_difference(
         w0.numpy(), problem.forcing(), box_size=problem.box_size, viscosity=problem.viscosity,
         drag=problem.drag, beta=problem.beta, t_final=problem.t_final, time_step=reference_step,
     )  # fmt: skip
-    return _relative_max_error(ours, reference)
-
-
-def _refinement_rows(
-    case: str, resolution: int, time_steps: Sequence[float], errors_of: Callable[[float], float]
-) -> list[dict[str, object]]:
-    dts = [float(dt) for dt in time_steps]
-    errors = [errors_of(dt) for dt in dts]
-    orders = observed_orders(errors, [1.0 / dt for dt in dts])
-    return [
-        {"solver": SOLVER, "case": case, "resolution": int(resolution), "dt": dt,
-         "max_abs_error": float(e), "observed_order": float(o)}
-        for dt, e, o in zip(dts, errors, orders, strict=True)
-    ]  # fmt: skip
+    return relative_max_error(ours, reference)
 
 
 def navier_stokes_box_verification(
@@ -288,21 +207,21 @@ def navier_stokes_box_verification(
             )
         return rossby[dt]
 
-    rows = _refinement_rows(
+    rows = refinement_rows(
         "box_drag_decay (max relative error)", resolution, time_steps,
         lambda dt: drag_decay_error(
             resolution, dt, viscosity=viscosity, drag=drag, t_final=t_final,
             wavenumber=decay_wavenumber,
         ),
     )  # fmt: skip
-    rows += _refinement_rows(
+    rows += refinement_rows(
         "rossby_wave (max relative error)", resolution, time_steps, lambda dt: rossby_at(dt)[0]
     )
-    rows += _refinement_rows(
+    rows += refinement_rows(
         "rossby_phase_speed (relative error)", resolution, time_steps,
         lambda dt: rossby_at(dt)[1],
     )  # fmt: skip
-    rows += _refinement_rows(
+    rows += refinement_rows(
         "kolmogorov_laminar (max relative error)", resolution, time_steps,
         lambda dt: kolmogorov_laminar_error(
             resolution, dt, viscosity=viscosity, drag=drag, beta=beta, t_final=t_final,
@@ -317,7 +236,7 @@ def navier_stokes_box_verification(
         record_interval=turbulent_t_final, forcing_amplitude=1.0, forcing_kind="kolmogorov",
         forcing_wavenumber=forcing_wavenumber,
     )  # fmt: skip
-    rows += _refinement_rows(
+    rows += refinement_rows(
         "box_drag_beta_if_rk4 (max relative difference)", turbulent_resolution,
         turbulent_time_steps,
         lambda dt: box_reference_difference(

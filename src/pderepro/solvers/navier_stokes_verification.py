@@ -9,7 +9,7 @@ enstrophy budget ``dZ/dt = -nu <|grad w|^2> + <w f>`` of a turbulent run, which 
 advection conserves ``Z = 1/2 <w^2>`` in 2-D (and the dealiased Galerkin truncation keeps that),
 but so would any antisymmetric advection, a wrong sign included. So a turbulent run is also
 compared with an independent algorithm, the advective form integrated by integrating-factor
-RK4 (:func:`advective_if_rk4`).
+RK4 (:func:`box_if_rk4`).
 """
 
 from __future__ import annotations
@@ -98,8 +98,10 @@ def taylor_green_vorticity(resolution: int, wavenumber: int, amplitude: float = 
     return amplitude * s[:, None] * s[None, :]
 
 
-def _relative_max_error(w: torch.Tensor, exact: np.ndarray) -> float:
-    return float(np.abs(w.cpu().numpy() - exact).max() / np.abs(exact).max())
+def relative_max_error(w: torch.Tensor | np.ndarray, exact: np.ndarray) -> float:
+    """Largest ``|w - exact|`` relative to the largest ``|exact|`` (dimensionless)."""
+    w = w.cpu().numpy() if isinstance(w, torch.Tensor) else w
+    return float(np.abs(w - exact).max() / np.abs(exact).max())
 
 
 def taylor_green_error(
@@ -113,7 +115,7 @@ def taylor_green_error(
     w0 = taylor_green_vorticity(resolution, wavenumber)
     w = solve_navier_stokes(w0, problem, device="cpu")[-1]
     decay = math.exp(-viscosity * 8.0 * math.pi**2 * wavenumber**2 * t_final)
-    return _relative_max_error(w, decay * w0)
+    return relative_max_error(w, decay * w0)
 
 
 def forced_shell_error(
@@ -135,7 +137,7 @@ def forced_shell_error(
     w = solve_navier_stokes(w0, problem, device="cpu")[-1]
     a = 8.0 * math.pi**2 * viscosity
     decay = math.exp(-a * t_final)
-    return _relative_max_error(w, decay * w0 + (1.0 - decay) / a * problem.forcing())
+    return relative_max_error(w, decay * w0 + (1.0 - decay) / a * problem.forcing())
 
 
 def enstrophy_budget_residual(
@@ -182,26 +184,18 @@ def enstrophy_budget_residual(
     return ((z - z0 - integral).abs() / (z - z0).abs()).numpy()
 
 
-def advective_if_rk4(
-    w0: np.ndarray,
-    forcing: np.ndarray,
-    *,
-    viscosity: float,
-    t_final: float,
-    time_step: float,
-    advection_sign: float = 1.0,
-) -> np.ndarray:
-    """An independent reference: the vorticity equation in advective form, integrating-
-    factor RK4, written from the equation alone (numpy, float64).
+def box_if_rk4(
+    w0: np.ndarray, forcing: np.ndarray, *, box_size: float, viscosity: float, drag: float,
+    beta: float, t_final: float, time_step: float, advection_sign: float = 1.0,
+) -> np.ndarray:  # fmt: skip
+    """An independent reference: ``w_t = -u w_x - v w_y - beta v + nu Lap w - mu w + f`` on
+    ``[0, L)^2`` by integrating-factor RK4 (numpy, float64), written from the equation alone.
 
-    ``w_t + u w_x + v w_y = nu Lap w + f`` on the unit torus with ``u = psi_y``,
-    ``v = -psi_x``, ``-Lap psi = w``; the viscous term is integrated exactly (integrating
-    factor ``exp(-nu 4 pi^2 |k|^2 t)``), the rest by classical RK4, and ``u w_x + v w_y`` is
-    formed in physical space from the retained modes (the 2/3 rule) and truncated to them
-    again; modes beyond it evolve linearly, the same Galerkin truncation as the solver. It
-    shares no code with :class:`NavierStokesStepper` (which uses the conservative
-    ``(uv, v^2 - u^2)`` form and AB2/Crank-Nicolson), so agreement tests the nonlinear term,
-    its sign and its dealiasing, which a single-shell case never exercises.
+    The linear part ``-nu |kappa|^2 - mu + i beta kappa_x / |kappa|^2`` (from ``v = -psi_x``,
+    ``psi_hat = w_hat / |kappa|^2``) is integrated exactly by its exponential, so the beta
+    term's treatment shares nothing with the solver's Crank-Nicolson; the advective form
+    ``u w_x + v w_y`` is formed in physical space from the retained (2/3-rule) modes and
+    truncated to them, the Galerkin truncation the solver integrates.
 
     Parameters
     ----------
@@ -209,11 +203,13 @@ def advective_if_rk4(
         Initial vorticity ``(batch, n, n)`` (1/time), ``w0[..., i, j] = w(x_i, y_j)``.
     forcing : numpy.ndarray
         ``f(x_i, y_j)`` (vorticity / time), ``(n, n)``.
-    viscosity, t_final, time_step : float
-        ``nu``, the final time and the RK4 step (time units); ``t_final / time_step`` whole.
+    box_size, viscosity, drag, beta : float
+        ``L`` (length), ``nu`` (length^2/time), ``mu`` (1/time), ``beta`` (1/(length time)).
+    t_final, time_step : float
+        Final time and RK4 step (time units); ``t_final / time_step`` whole.
     advection_sign : float
-        Multiplies ``u . grad w``; ``-1`` integrates the wrong-signed equation, which the
-        tests use to show that the comparison sees the sign.
+        Multiplies ``u . grad w``; the tests use ``-1`` or ``0`` to show that the comparison
+        sees the nonlinear term.
 
     Returns
     -------
@@ -221,31 +217,30 @@ def advective_if_rk4(
         ``w(t_final)``, ``(batch, n, n)``.
     """
     n = w0.shape[-1]
-    kx = np.fft.fftfreq(n, d=1.0 / n)[:, None]  # (n, 1), along x (axis -2)
-    ky = np.fft.rfftfreq(n, d=1.0 / n)[None, :]  # (1, n // 2 + 1), along y (axis -1)
-    k2 = kx**2 + ky**2
-    keep = (np.abs(kx) < n / 3.0) & (np.abs(ky) < n / 3.0)  # 2/3 rule
-    inv_k2 = np.divide(1.0, k2, out=np.zeros_like(k2), where=k2 > 0)
-    dx, dy = 2j * np.pi * kx, 2j * np.pi * ky
-    lam = -viscosity * 4.0 * np.pi**2 * k2  # the viscous rate of each mode (1/time)
     steps = round(t_final / time_step)
     if not math.isclose(steps * time_step, t_final, rel_tol=1e-9):
         raise ValueError("t_final must be a whole number of time steps")
+    k_int = np.fft.fftfreq(n, d=1.0 / n)
+    keep = (np.abs(k_int)[:, None] < n / 3.0) & (np.abs(k_int[: n // 2 + 1])[None, :] < n / 3.0)
+    kx = 2.0 * math.pi / box_size * k_int[:, None]  # angular, along x (axis -2)
+    ky = 2.0 * math.pi / box_size * np.arange(n // 2 + 1)[None, :]  # along y (axis -1)
+    k2 = kx**2 + ky**2
+    inv_k2 = np.divide(1.0, k2, out=np.zeros_like(k2), where=k2 > 0)
+    rate = -viscosity * k2 - drag + 1j * beta * kx * inv_k2  # linear rate (1/time)
     h = time_step
-    e_half, e_full = np.exp(lam * h / 2), np.exp(lam * h)
-    f_hat = np.fft.rfft2(forcing) * keep
+    e_half, e_full = np.exp(rate * h / 2), np.exp(rate * h)
+    f_hat = np.fft.rfft2(forcing)
+
+    def grid(coeffs: np.ndarray) -> np.ndarray:
+        return np.fft.irfft2(coeffs, s=(n, n))
 
     def tendency(w_hat: np.ndarray) -> np.ndarray:  # f - u . grad w, in rfft2 layout
-        w_hat = w_hat * keep  # the advection acts on the retained modes only
-        psi_hat = w_hat * inv_k2 / (4.0 * np.pi**2)
-        u = np.fft.irfft2(dy * psi_hat, s=(n, n))  # psi_y
-        v = np.fft.irfft2(-dx * psi_hat, s=(n, n))  # -psi_x
-        wx = np.fft.irfft2(dx * w_hat, s=(n, n))
-        wy = np.fft.irfft2(dy * w_hat, s=(n, n))
-        return f_hat - advection_sign * np.fft.rfft2(u * wx + v * wy) * keep
+        w_hat = w_hat * keep
+        psi_hat = w_hat * inv_k2
+        u, v = grid(1j * ky * psi_hat), grid(-1j * kx * psi_hat)
+        advection = u * grid(1j * kx * w_hat) + v * grid(1j * ky * w_hat)
+        return f_hat - advection_sign * np.fft.rfft2(advection) * keep
 
-    # (batch, n, n // 2 + 1); modes beyond the 2/3 rule keep only their linear (viscous)
-    # evolution, as in the Galerkin truncation the solver under test integrates
     w_hat = np.fft.rfft2(w0)
     for _ in range(steps):
         k1 = tendency(w_hat)
@@ -253,23 +248,23 @@ def advective_if_rk4(
         k3 = tendency(e_half * w_hat + h / 2 * k2_)
         k4 = tendency(e_full * w_hat + h * e_half * k3)
         w_hat = e_full * w_hat + h / 6 * (e_full * k1 + 2 * e_half * (k2_ + k3) + k4)
-    return np.fft.irfft2(w_hat, s=(n, n))
+    return grid(w_hat)
 
 
 def advective_reference_difference(
     problem: NavierStokesProblem, w0: torch.Tensor, reference_step: float
 ) -> float:
     """Max relative difference at ``problem.t_final`` between :func:`solve_navier_stokes`
-    (AB2/CN at ``problem.time_step``) and :func:`advective_if_rk4` at ``reference_step``."""
+    (AB2/CN at ``problem.time_step``) and :func:`box_if_rk4` at ``reference_step``."""
     ours = solve_navier_stokes(w0, problem, device="cpu")[:, -1].numpy()
-    reference = advective_if_rk4(
-        w0.numpy(), problem.forcing(), viscosity=problem.viscosity, t_final=problem.t_final,
-        time_step=reference_step,
+    reference = box_if_rk4(
+        w0.numpy(), problem.forcing(), box_size=problem.box_size, viscosity=problem.viscosity,
+        drag=problem.drag, beta=problem.beta, t_final=problem.t_final, time_step=reference_step,
     )  # fmt: skip
     return float(np.abs(ours - reference).max() / np.abs(reference).max())
 
 
-def _refinement_rows(
+def refinement_rows(
     case: str, resolution: int, time_steps: Sequence[float], error_of: Callable[[float], float]
 ) -> list:
     """Rows of a step-refinement case: ``error_of(dt)`` per step, with observed orders."""
@@ -353,7 +348,7 @@ def navier_stokes_verification(
         [decay_time_step] * len(errors), errors, [math.nan] * len(errors),
     )  # fmt: skip
 
-    rows += _refinement_rows(
+    rows += refinement_rows(
         "forced_shell_time (max relative error)", forced_resolution, forced_time_steps,
         lambda dt: forced_shell_error(
             forced_resolution, dt, viscosity=forced_viscosity, t_final=forced_t_final
@@ -365,7 +360,7 @@ def navier_stokes_verification(
         viscosity=budget_viscosity, t_final=budget_t_final, resolution=budget_resolution,
         record_interval=budget_t_final,
     )  # fmt: skip
-    rows += _refinement_rows(
+    rows += refinement_rows(
         "enstrophy_budget (residual / |Z(T)-Z(0)|)", budget_resolution, budget_time_steps,
         lambda dt: float(
             enstrophy_budget_residual(dataclasses.replace(base, time_step=dt), w0).max()
@@ -377,7 +372,7 @@ def navier_stokes_verification(
         viscosity=advective_viscosity, t_final=advective_t_final,
         resolution=advective_resolution, record_interval=advective_t_final,
     )  # fmt: skip
-    rows += _refinement_rows(
+    rows += refinement_rows(
         "advective_if_rk4 (max relative difference)", advective_resolution,
         advective_time_steps,
         lambda dt: advective_reference_difference(
