@@ -19,6 +19,16 @@ def pytest_collection_modifyitems(config, items):
 
 
 @pytest.fixture
+def one_torch_thread():
+    """Run a test on one torch thread: FFT rounding differs with the thread count, and the
+    numerics tests compare bit patterns or tight tolerances."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+@pytest.fixture
 def root() -> Path:
     return ROOT
 

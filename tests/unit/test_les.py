@@ -45,12 +45,7 @@ from pderepro.solvers.torus import dealias_mask, sample_vorticity_grf
 L = 2.0 * math.pi
 
 
-@pytest.fixture(autouse=True)
-def _one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def _grid(n: int) -> tuple[torch.Tensor, torch.Tensor]:

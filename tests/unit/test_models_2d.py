@@ -63,12 +63,7 @@ def run(model: torch.nn.Module, x: torch.Tensor, n_time: int = N_TIME) -> torch.
     return model(x, n_time) if isinstance(model, FNO3d) else model(x)
 
 
-@pytest.fixture(autouse=True)
-def _one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 @pytest.mark.parametrize("name", sorted(SMALL))

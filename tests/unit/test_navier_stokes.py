@@ -27,12 +27,7 @@ from pderepro.solvers.verification import COLUMNS
 CPU = "cpu"
 
 
-@pytest.fixture(autouse=True)
-def _one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def _problem(**kwargs) -> NavierStokesProblem:

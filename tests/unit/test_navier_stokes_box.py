@@ -29,12 +29,7 @@ CPU = "cpu"
 TWO_PI = 2.0 * math.pi
 
 
-@pytest.fixture(autouse=True)
-def _one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def _box(**kwargs) -> NavierStokesProblem:

@@ -63,7 +63,7 @@ import xarray as xr
 
 from pderepro.data.conventions import apply_conventions
 from pderepro.solvers.errors import SolverDivergedError
-from pderepro.solvers.les_filters import filter_width, filtered_pair
+from pderepro.solvers.les_filters import filter_width, filtered_pair, streamfunction
 from pderepro.solvers.navier_stokes import NavierStokesProblem, NavierStokesStepper
 from pderepro.solvers.torus import dealias_mask, default_device, sample_vorticity_grf, wavenumbers
 
@@ -329,17 +329,6 @@ def _problem_attrs(problem: NavierStokesProblem) -> dict[str, Any]:
     return attrs
 
 
-def _streamfunction(w: torch.Tensor, box_size: float) -> torch.Tensor:
-    """``psi`` of ``-Lap psi = w`` (zero mean) for ``w`` (..., n, n) on the ``L`` box
-    (length^2/time)."""
-    n = w.shape[-1]
-    kx, ky = wavenumbers(n)
-    kappa2 = (2.0 * np.pi / box_size) ** 2 * (kx**2 + ky**2)
-    inv = np.divide(1.0, kappa2, out=np.zeros_like(kappa2), where=kappa2 > 0)
-    inv_t = torch.as_tensor(inv, dtype=w.dtype, device=w.device)
-    return torch.fft.irfft2(torch.fft.rfft2(w) * inv_t, s=(n, n))
-
-
 def filtered_pairs(
     ds: xr.Dataset,
     *,
@@ -385,7 +374,7 @@ def filtered_pairs(
         for first in range(0, flat.shape[0], _PAIR_CHUNK):
             chunk = torch.as_tensor(flat[first : first + _PAIR_CHUNK], dtype=torch.float64)
             w_bar, pi = filtered_pair(chunk.to(device), n_les, box, filter)
-            psi_bar = _streamfunction(w_bar, box)
+            psi_bar = streamfunction(w_bar, box)
             end = first + chunk.shape[0]
             for k, field in enumerate((w_bar, psi_bar, pi)):
                 out[k, first:end] = field.cpu().numpy()

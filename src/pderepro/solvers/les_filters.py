@@ -53,6 +53,7 @@ __all__ = [
     "filter_width",
     "filtered_pair",
     "pad_spectrum",
+    "streamfunction",
     "subgrid_term",
     "truncate_spectrum",
 ]
@@ -236,3 +237,14 @@ def filtered_pair(
     filtered = torch.fft.rfft2(advection(w, box_size)) * transfer
     filtered = torch.fft.irfft2(truncate_spectrum(filtered, n, n_les), s=(n_les, n_les))
     return w_les, filtered - advection(w_les, box_size)
+
+
+def streamfunction(w: torch.Tensor, box_size: float) -> torch.Tensor:
+    """``psi`` of ``-Lap psi = w`` (zero mean) for ``w`` (..., n, n) on the ``L`` box
+    (length^2/time); the LES pairs' ``psi_bar`` and the CNN closure's input."""
+    n = w.shape[-1]
+    kx, ky = wavenumbers(n)
+    kappa2 = (2.0 * np.pi / box_size) ** 2 * (kx**2 + ky**2)
+    inv = np.divide(1.0, kappa2, out=np.zeros_like(kappa2), where=kappa2 > 0)
+    inv_t = torch.as_tensor(inv, dtype=w.dtype, device=w.device)
+    return torch.fft.irfft2(torch.fft.rfft2(w) * inv_t, s=(n, n))
