@@ -1,0 +1,314 @@
+"""Figures of the forced 2-D turbulence LES-closure study (issue 17).
+
+They read evaluated curves and the online table only, never closures or solvers. The
+inputs are the per-closure online curve files (plus the DNS noise-floor file, attrs
+``closure == "truth"``), the per-closure offline files and the online table; see
+:func:`plot_turbulence_figures`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+
+import matplotlib.pyplot as plt
+import matplotlib.ticker as mticker
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from pderepro.plotting.closures import TRUTH_STYLE, _palette, _panels, _save
+from pderepro.plotting.style import apply_theme, legend_outside
+
+log = logging.getLogger(__name__)
+
+SMAGORINSKY_CS = 0.17  # textbook (Lilly) constant, the reference line of the C_s panel
+TAIL_SIGMA = 3.0  # |w| / sigma beyond which the PDF counts as tail
+FLOOR_STYLE = {"color": "0.5", "linewidth": 0.9, "linestyle": "--", "zorder": 4}
+NO_RL_TEXT = "no RL closure in this study"
+
+
+def _split(online: Sequence[xr.Dataset]) -> tuple[list[xr.Dataset], xr.Dataset | None]:
+    """The closures' datasets and the truth-floor dataset (None when absent)."""
+    models = [ds for ds in online if ds.attrs["closure"] != "truth"]
+    truth = next((ds for ds in online if ds.attrs["closure"] == "truth"), None)
+    return models, truth
+
+
+def _cases(ds: xr.Dataset, setups: Mapping[str, float]) -> list[str]:
+    """Case names ordered by their beta; cases missing from ``setups`` go last."""
+    return sorted((str(c) for c in ds["case"].to_numpy()),
+                  key=lambda c: (setups.get(c, np.inf), c))  # fmt: skip
+
+
+def _case_title(case: str, training_setup: str, setups: Mapping[str, float]) -> str:
+    title = f"{case}, β = {setups[case]:g}" if case in setups else case
+    return f"{title} (training case)" if case == training_setup else title
+
+
+def _blowups(table: pd.DataFrame, ds: xr.Dataset, case: str | None = None) -> int:
+    """Blown-up runs of the closure of ``ds`` in ``table`` (all cases unless ``case``)."""
+    if table is None or table.empty or "blowups" not in table:
+        return 0
+    rows = table[table["closure"].isin([ds.attrs["closure"], ds.attrs["label"]])]
+    if case is not None:
+        rows = rows[rows["case"].astype(str) == case]
+    return int(np.nansum(rows["blowups"].to_numpy(dtype=float)))
+
+
+def _legend_label(table: pd.DataFrame, ds: xr.Dataset, case: str | None = None) -> str:
+    n = _blowups(table, ds, case)
+    return f"{ds.attrs['label']} ({n} blew up)" if n else ds.attrs["label"]
+
+
+def _positive(values: xr.DataArray) -> np.ndarray:
+    """Values with non-positive entries masked, so log axes drop them instead of clipping."""
+    values = np.asarray(values, dtype=float)
+    return np.where(values > 0, values, np.nan)
+
+
+def _integer_shell_ticks(ax: plt.Axes) -> None:
+    """Label a log shell axis 1, 2, 5, 10, ... rather than 2x10^0, which overlap."""
+    ax.xaxis.set_major_locator(mticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    ax.xaxis.set_major_formatter(mticker.FormatStrFormatter("%g"))
+    ax.xaxis.set_minor_formatter(mticker.NullFormatter())
+
+
+def plot_spectra(
+    online: Sequence[xr.Dataset],
+    table: pd.DataFrame,
+    outputs: Mapping[str, str],
+    title: str,
+    training_setup: str,
+    setups: Mapping[str, float],
+) -> None:
+    """Enstrophy and energy shell spectra per case, filtered DNS against every closure.
+
+    One row per case (ordered by beta), two log-log panels against shell K >= 1: the
+    filtered DNS (black), the DNS noise floor (the second ensemble, dashed grey), each
+    closure coloured, and a dotted line at the largest scored shell ``k_max``.
+    """
+    models, truth = _split(online)
+    reference = truth if truth is not None else online[0]
+    colours = _palette([ds.attrs["label"] for ds in models])
+    cases = _cases(reference, setups)
+    fig, axes = plt.subplots(len(cases), 2, figsize=(8.4, 3.2 * len(cases)), squeeze=False,
+                             layout="constrained")  # fmt: skip
+    k_max = reference.attrs.get("k_max")
+    for row, case in zip(axes, cases, strict=True):
+        for ax, var, name in zip(row, ("enstrophy", "energy"), ("Z(K)", "E(K)"), strict=True):
+            shells = reference["shell"].to_numpy()
+            # K = 0 is the mean, off a log axis; beyond n_les / 2 a shell holds only the
+            # corners of the LES grid's square of modes, where the spectra fall off a cliff
+            shells = shells[(shells >= 1) & (shells <= reference.sizes["x"] // 2)]
+            ref = reference.sel(case=case, shell=shells)
+            spec = f"{var}_spectrum"
+            ax.plot(shells, _positive(ref[f"{spec}_truth"]), label="filtered DNS",
+                    **TRUTH_STYLE)  # fmt: skip
+            if truth is not None:
+                ax.plot(shells, _positive(ref[spec]), label="DNS noise floor", **FLOOR_STYLE)
+            for ds in models:
+                curve = ds.sel(case=case).sel(shell=shells)
+                ax.plot(shells, _positive(curve[spec]), label=_legend_label(table, ds),
+                        color=colours[ds.attrs["label"]])  # fmt: skip
+            if k_max is not None:
+                ax.axvline(k_max, color="0.3", linestyle=":", linewidth=1.0,
+                           label=f"k_max = {int(k_max)}")  # fmt: skip
+            ax.set(xscale="log", yscale="log", xlabel="shell K", ylabel=f"{var} spectrum {name}",
+                   title=_case_title(case, training_setup, setups))  # fmt: skip
+            _integer_shell_ticks(ax)
+    legend_outside(axes[0, -1])
+    fig.suptitle(f"{title}: shell spectra", fontsize="medium")
+    _save(fig, outputs, "spectra")
+
+
+def plot_vorticity_pdfs(
+    online: Sequence[xr.Dataset],
+    table: pd.DataFrame,
+    outputs: Mapping[str, str],
+    title: str,
+    training_setup: str,
+    setups: Mapping[str, float],
+) -> None:
+    """PDF of vorticity in units of the reference sigma, one log-y panel per case.
+
+    The density is per unit of ``w / sigma_truth`` (mass per bin over the normalised bin
+    width), so curves of different cases share a scale; dotted lines mark the +-3 sigma
+    tail threshold.
+    """
+    models, truth = _split(online)
+    reference = truth if truth is not None else online[0]
+    colours = _palette([ds.attrs["label"] for ds in models])
+    cases = _cases(reference, setups)
+    sigma = float(reference.attrs.get("sigma_truth", 1.0))
+    fig, axes = _panels(len(cases), width=3.8)
+    fig.set_layout_engine("constrained")  # keeps the suptitle clear of the panel titles
+    for ax, case in zip(axes, cases, strict=True):
+        ref = reference.sel(case=case)
+        x = np.asarray(ref["w_value"], dtype=float) / sigma
+        width = np.gradient(x) if x.size > 1 else np.ones_like(x)  # normalised bin widths
+        ax.plot(x, _positive(ref["pdf_truth"] / width), label="filtered DNS", **TRUTH_STYLE)
+        for ds in models:
+            pdf = ds.sel(case=case)["pdf"]
+            ax.plot(x, _positive(pdf / width), label=_legend_label(table, ds),
+                    color=colours[ds.attrs["label"]])  # fmt: skip
+        for sign in (-1, 1):
+            ax.axvline(sign * TAIL_SIGMA, color="0.3", linestyle=":", linewidth=1.0,
+                       label=f"±{TAIL_SIGMA:g}σ tail" if sign > 0 else None)  # fmt: skip
+        ax.set(yscale="log", xlabel="w / σ_truth", ylabel="probability density",
+               title=_case_title(case, training_setup, setups))  # fmt: skip
+    legend_outside(axes[-1])
+    fig.suptitle(f"{title}: vorticity PDFs (σ_truth = {sigma:.3g})", fontsize="medium")
+    _save(fig, outputs, "vorticity_pdfs")
+
+
+def plot_rl_training(
+    offline: Sequence[xr.Dataset],
+    colours: Mapping[str, tuple],
+    outputs: Mapping[str, str],
+    title: str,
+) -> None:
+    """SMARL training: episode reward and mean C_s against environment timesteps.
+
+    The C_s panel carries the textbook Smagorinsky constant 0.17 as a reference. With no
+    SMARL closure in the study the figure is a single panel saying so, so the rule's
+    outputs always exist.
+    """
+    agents = [ds for ds in offline if ds.attrs.get("kind") == "smarl" and "rl_reward" in ds]
+    if not agents:
+        log.info("no SMARL closure among %d offline files; rl_training is a stub", len(offline))
+        fig, ax = plt.subplots(figsize=(5, 3))
+        ax.text(0.5, 0.5, NO_RL_TEXT, ha="center", va="center", transform=ax.transAxes)
+        ax.set_axis_off()
+        fig.suptitle(f"{title}: RL training", fontsize="medium")
+        _save(fig, outputs, "rl_training")
+        return
+    fig, (ax_reward, ax_cs) = _panels(2, width=4.5)
+    fig.set_layout_engine("constrained")
+    for ds in agents:
+        label, colour = ds.attrs["label"], colours.get(ds.attrs["label"])
+        steps = np.asarray(ds["rl_timesteps"], dtype=float)
+        ax_reward.plot(steps, ds["rl_reward"], color=colour, label=label)
+        ax_cs.plot(steps, ds["rl_mean_cs"], color=colour, label=label)
+    ax_cs.axhline(SMAGORINSKY_CS, color="0.3", linestyle="--", linewidth=1.0,
+                  label=f"Smagorinsky C_s = {SMAGORINSKY_CS}")  # fmt: skip
+    ax_reward.set(xlabel="environment timesteps", ylabel="mean episode reward", title="reward")
+    ax_cs.set(xlabel="environment timesteps", ylabel="mean C_s", title="mean Smagorinsky C_s")
+    legend_outside(ax_cs)
+    fig.suptitle(f"{title}: RL training", fontsize="medium")
+    _save(fig, outputs, "rl_training")
+
+
+def _extent(field: xr.DataArray) -> list[float] | None:
+    """imshow extent from the field's (x, y) coordinates, half a cell beyond the centres."""
+    bounds = []
+    for dim in field.dims:
+        if dim not in field.coords or field.sizes[dim] < 2:
+            return None
+        c = np.asarray(field[dim], dtype=float)
+        half = 0.5 * (c[1] - c[0])
+        bounds += [c[0] - half, c[-1] + half]
+    return bounds
+
+
+def plot_vorticity_fields(
+    online: Sequence[xr.Dataset],
+    table: pd.DataFrame,
+    outputs: Mapping[str, str],
+    title: str,
+    training_setup: str,
+) -> None:
+    """Vorticity snapshots of the training case: DNS, filtered DNS and each closure.
+
+    Fields are stored ``w[x, y]``, so the transpose is shown with ``origin="lower"``
+    (x horizontal). All panels share a symmetric colour scale of +-3 sigma of the
+    filtered DNS; a closure whose every run blew up shows "blew up" instead.
+    """
+    models, truth = _split(online)
+    panels: list[tuple[str, xr.DataArray | None]] = []
+    if truth is not None:
+        snap = truth.sel(case=training_setup)
+        n_dns, n_les = snap.sizes.get("x_dns", 0), snap.sizes.get("x", 0)
+        if "w_dns" in snap:
+            panels.append((f"DNS ({n_dns}²)", snap["w_dns"]))
+        if "w_filtered" in snap:
+            panels.append((f"filtered DNS ({n_les}²)", snap["w_filtered"]))
+    for ds in models:
+        field = ds.sel(case=training_setup)["w_final"]
+        label = _legend_label(table, ds, training_setup)
+        panels.append((label, field if np.isfinite(field).any() else None))
+    scale_from = next((f for name, f in panels if name.startswith("filtered")), None)
+    if scale_from is not None and np.isfinite(scale_from).any():
+        vmax = TAIL_SIGMA * float(np.nanstd(scale_from))
+    else:  # no filtered DNS: fall back to the reference sigma of the curves
+        vmax = TAIL_SIGMA * float(online[0].attrs.get("sigma_truth", 1.0))
+    vmax = vmax if np.isfinite(vmax) and vmax > 0 else 1.0
+    ncols = min(4, len(panels))
+    nrows = -(-len(panels) // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(3.0 * ncols, 3.0 * nrows),
+                             squeeze=False, layout="constrained")  # fmt: skip
+    image = None
+    for ax, (name, field) in zip(axes.ravel(), panels, strict=False):
+        if field is None:
+            ax.text(0.5, 0.5, "blew up", ha="center", va="center", transform=ax.transAxes,
+                    fontsize="large", color="firebrick")  # fmt: skip
+            ax.set(xticks=[], yticks=[])
+        else:
+            image = ax.imshow(np.asarray(field, dtype=float).T, origin="lower", cmap="RdBu_r",
+                              vmin=-vmax, vmax=vmax, extent=_extent(field),
+                              interpolation="nearest")  # fmt: skip
+            ax.set(xlabel="x", ylabel="y")
+        ax.grid(False)
+        ax.set_title(name, fontsize="small")
+    for ax in axes.ravel()[len(panels) :]:
+        ax.set_axis_off()
+    if image is not None:
+        fig.colorbar(image, ax=axes.ravel().tolist(), shrink=0.8, label="vorticity w")
+    fig.suptitle(f"{title}: vorticity, {training_setup} (training case)", fontsize="medium")
+    _save(fig, outputs, "vorticity_fields")
+
+
+def plot_turbulence_figures(
+    offline: Sequence[xr.Dataset],
+    online: Sequence[xr.Dataset],
+    table: pd.DataFrame,
+    outputs: Mapping[str, str],
+    *,
+    title: str,
+    training_setup: str,
+    setups: Mapping[str, float],
+) -> None:
+    """All four figures of the 2-D turbulence closure study.
+
+    Parameters
+    ----------
+    offline : sequence of xarray.Dataset
+        One per closure, attrs ``closure``, ``label``, ``kind``; the SMARL closure's
+        (``kind == "smarl"``) carries ``rl_timesteps``, ``rl_reward``, ``rl_mean_cs``
+        over ``iteration``.
+    online : sequence of xarray.Dataset
+        One per closure plus the DNS noise floor (attrs ``closure == "truth"``), with
+        shell spectra, vorticity PDFs and final fields over ``case``.
+    table : pandas.DataFrame
+        The online table (columns ``closure``, ``case``, ``blowups``, ...); used to
+        count blown-up runs in legends.
+    outputs : mapping of str to str
+        ``<figure>_png`` / ``<figure>_pdf`` paths for ``spectra``, ``vorticity_pdfs``,
+        ``rl_training`` and ``vorticity_fields``.
+    title : str
+        The study's title, prefixed to every figure title.
+    training_setup : str
+        The case the closures were trained on, marked in panel titles.
+    setups : mapping of str to float
+        Case name to its beta (the beta-plane parameter); panels are ordered by it.
+    """
+    apply_theme()
+    models, _ = _split(online)
+    labels = [ds.attrs["label"] for ds in models]
+    labels += [ds.attrs["label"] for ds in offline if ds.attrs["label"] not in labels]
+    colours = _palette(labels)  # online labels first, so colours match the other figures
+    plot_spectra(online, table, outputs, title, training_setup, setups)
+    plot_vorticity_pdfs(online, table, outputs, title, training_setup, setups)
+    plot_rl_training(offline, colours, outputs, title)
+    plot_vorticity_fields(online, table, outputs, title, training_setup)
+    log.info("wrote the turbulence figures: %s", ", ".join(sorted(outputs)))
