@@ -49,6 +49,20 @@ def test_parametric_studies_dry_run_plans_the_jobs_the_kind_counts(tmp_path, pre
     assert planned_jobs(result.stdout + result.stderr) == dict(_plan(preset, studies).job_counts())
 
 
+@pytest.mark.parametrize("preset", ["smoke", "quick", "paper"])
+def test_turbulence_study_dry_run_plans_the_jobs_the_kind_counts(tmp_path, preset):
+    """les_turbulence, outside the default run: two cases (k_f = 4 and its beta plane), six
+    closures, each fitted once and scored offline and online in both."""
+    result = snakemake(
+        "-n", "--config", f"preset={preset}", "studies=[les_turbulence]",
+        cwd=copy_workflow(tmp_path),
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    counts = _plan(preset, ["les_turbulence"]).job_counts()
+    assert planned_jobs(result.stdout + result.stderr) == dict(counts)
+    assert counts["generate_truth"] == 2 * 2 and counts["fit_closure"] == 6
+
+
 def test_paper_plan_has_the_papers_sizes():
     """A hand count of the paper preset, so that a kind's accounting cannot drift unseen:
     Burgers 6 resolutions x 3 seeds x 3 models, Darcy 4 x 1 x 3, Navier-Stokes 4 regimes

@@ -136,7 +136,7 @@ def test_changing_a_closure_hyperparameter_reruns_only_that_closure(smoke_run):
         "evaluate_offline": 1,
         "evaluate_online": 1,
         "closure_tables": 1,
-        "plot_closures": 1,
+        "plot_closures_lorenz96": 1,
         "summary": 1,
         "results_page": 1,
         "all": 1,

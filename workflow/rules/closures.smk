@@ -26,6 +26,7 @@ rule generate_truth:
         runtime=from_plan(closures.truth_runtime),
     params:
         run=from_plan(closures.truth_params),
+        solver=from_plan(closures.system_solver),
     script:
         "../scripts/generate_truth.py"
 
@@ -46,6 +47,7 @@ rule coarse_grain:
         mem_mb=from_plan(closures.coarse_grain_mem_mb),
     params:
         run=from_plan(closures.coarse_grain_params),
+        solver=from_plan(closures.system_solver),
     script:
         "../scripts/coarse_grain.py"
 
@@ -68,6 +70,7 @@ rule fit_closure:
         runtime=from_plan(closures.closure_fit_runtime),
     params:
         run=from_plan(closures.fit_params),
+        solver=from_plan(closures.system_solver),
     script:
         "../scripts/fit_closure.py"
 
@@ -86,6 +89,7 @@ rule evaluate_offline:
     params:
         setups=from_plan(closures.closure_tests),
         n_scatter=from_plan(closures.scatter_points),
+        solver=from_plan(closures.system_solver),
     script:
         "../scripts/evaluate_offline.py"
 
@@ -110,6 +114,7 @@ rule evaluate_online:
     params:
         climates=from_plan(closures.closure_climates),
         run=from_plan(closures.online_params),
+        solver=from_plan(closures.system_solver),
     script:
         "../scripts/evaluate_online.py"
 
@@ -127,7 +132,8 @@ rule truth_floor:
         ENV
     params:
         climates=from_plan(closures.closure_climates),
-        run=from_plan(closures.scoring_params),
+        run=from_plan(closures.floor_params),
+        solver=from_plan(closures.system_solver),
     script:
         "../scripts/truth_floor.py"
 
@@ -148,29 +154,38 @@ rule closure_tables:
         ENV
     params:
         scoring=from_plan(closures.scoring_params),
+        solver=from_plan(closures.system_solver),
     script:
         "../scripts/closure_tables.py"
 
 
-rule plot_closures:
-    input:
-        unpack(from_plan(closures.closure_curve_files)),
-        table="results/{study}/tables/online.csv",
-    output:
-        **{
-            f"{name}_png": report(
-                f"results/{{study}}/figures/{name}.png",
-                caption=f"../report/{name}.rst",
-                category="{study}",
-            )
-            for name in closures.FIGURES
-        },
-        **{f"{n}_pdf": f"results/{{study}}/figures/{n}.pdf" for n in closures.FIGURES},
-    log:
-        "results/logs/plot_closures/{study}.log",
-    conda:
-        ENV
-    params:
-        figure=from_plan(closures.closure_figure_params),
-    script:
-        "../scripts/plot_closures.py"
+# one figure rule per truth system: each has its own figures (closures.SYSTEM_FIGURES)
+for _solver, _figures in closures.SYSTEM_FIGURES.items():
+
+    rule:
+        name:
+            f"plot_closures_{_solver}"
+        input:
+            unpack(from_plan(closures.closure_curve_files)),
+            table="results/{study}/tables/online.csv",
+        output:
+            **{
+                f"{name}_png": report(
+                    f"results/{{study}}/figures/{name}.png",
+                    caption=f"../report/{name}.rst",
+                    category="{study}",
+                )
+                for name in _figures
+            },
+            **{f"{n}_pdf": f"results/{{study}}/figures/{n}.pdf" for n in _figures},
+        log:
+            f"results/logs/plot_closures_{_solver}/{{study}}.log",
+        wildcard_constraints:
+            study=matching(closures.studies_of_system(PLAN, _solver)),
+        conda:
+            ENV
+        params:
+            figure=from_plan(closures.closure_figure_params),
+            solver=_solver,
+        script:
+            "../scripts/plot_closures.py"

@@ -1,9 +1,10 @@
 """Adapter: one closure coupled into the coarse model at every setup (rule evaluate_online)."""
 
 from pderepro.runtime import setup_logging
-from pderepro.stages import run_online
+from pderepro.stages import closure_stage
 
 setup_logging(snakemake.log[0])
+run_online = closure_stage("evaluate_online", snakemake.params.solver)
 run_online(
     checkpoint=snakemake.input.checkpoint,
     climates=snakemake.params.climates,

@@ -1,17 +1,13 @@
-"""Adapter: one Lorenz-96 truth run of a setup (rule generate_truth)."""
+"""Adapter: one truth run of a closure study's setup (rule generate_truth)."""
 
 from pderepro.runtime import setup_logging
-from pderepro.stages import run_generate_truth
+from pderepro.stages import closure_stage
 
 setup_logging(snakemake.log[0])
-run = snakemake.params.run
+run_generate_truth = closure_stage("generate_truth", snakemake.params.solver)
 run_generate_truth(
-    system=run["system"],
-    forcing=run["setup"],  # a Lorenz-96 setup is its forcing F
     role=snakemake.wildcards.role,
-    truth=run["truth"],
-    seed=run["seed"],
-    title=run["title"],
     output=snakemake.output[0],
     threads=snakemake.threads,
+    **snakemake.params.run,  # the system, the setup's parameter, truth sizes, seed, title
 )

@@ -1,21 +1,29 @@
 """Closure systems: the truth systems that closure studies coarse-grain, one spec each.
 
 A closure study (:mod:`pderepro.studies.closures`) runs a truth system in several
-*setups* (values of its control parameter, e.g. the Lorenz-96 forcing F), saves truth
+*setups* (values of its control parameter: the Lorenz-96 forcing F, the beta of forced
+2-D turbulence), saves truth
 runs in two *roles* (``pairs``: the full state, for coarse-graining into closure training
 pairs; ``climate``: two ensembles of the resolved state, the reference climate and the
 truth-vs-truth noise floor), fits closures of the coarse model and scores them. What
 differs between systems (the state sizes, the closure families the coarse model can
-take, the coarse-graining's parameters and the costs) is a :class:`ClosureSystemSpec`,
-registered once in :data:`CLOSURE_SYSTEMS` and selected by ``system.solver``.
+take, the coarse-graining's parameters, the figures, the config checks and the costs) is a
+:class:`ClosureSystemSpec`, registered once in :data:`CLOSURE_SYSTEMS` and selected by
+``system.solver``. Systems:
+
+- ``lorenz96``: the two-scale Lorenz-96 model; the coarse model is the X-only RK4 model.
+- ``turbulence2d``: forced 2-D turbulence (:mod:`pderepro.data.turbulence`); the truth is
+  the DNS, the coarse model the LES on ``system.les_resolution`` points per side
+  (:mod:`pderepro.solvers.les`), the closure target the exact subgrid term ``Pi``.
 
 Kept free of heavy imports: Snakemake imports it to build the DAG and size the jobs.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -62,13 +70,24 @@ class ClosureSystemSpec:
         ``system -> int``: values of one coarse (resolved) state.
     coarse_grain_params : callable
         ``system -> dict``: the system parameters its coarse-graining needs.
-    truth_s_per_step : float
-        Truth run time per trajectory and time step on one core (s), measured.
+    truth_s_per_step : callable
+        ``system -> float``: truth run time per trajectory and time step on one core (s),
+        measured.
     fit_s_per_state_epoch : float
         Network closure fitting time per training state and epoch on one core (s).
     online_s_per_step : float
         Coarse-model time per step of a batch of up to 100 runs with the costliest
         closure (s).
+    setup_parameter : str
+        What a setup's value is (the keyword under which the truth stage receives it).
+    figures : tuple of str
+        Figures (``results/<study>/figures/<name>.png``) of the system's plot rule.
+    checks : callable
+        ``(where, study) -> None``: the system's own consistency checks of a study
+        (time steps that must divide one another, required sections); raises
+        :class:`ValueError` with the offending key.
+    uses_forecasts : bool
+        Whether the online stage runs the ``forecast`` experiment (then required).
     """
 
     solver: str
@@ -76,14 +95,84 @@ class ClosureSystemSpec:
     state_values: Callable[[Mapping[str, Any], str], int]
     coarse_values: Callable[[Mapping[str, Any]], int]
     coarse_grain_params: Callable[[Mapping[str, Any]], dict[str, Any]]
-    truth_s_per_step: float
+    truth_s_per_step: Callable[[Mapping[str, Any]], float]
     fit_s_per_state_epoch: float
     online_s_per_step: float
+    setup_parameter: str
+    figures: tuple[str, ...]
+    checks: Callable[[str, Mapping[str, Any]], None] = field(default=lambda where, study: None)
+    uses_forecasts: bool = False
 
     @property
     def schema_path(self) -> Path:
         """The JSON-schema fragment (YAML) of this system's config."""
         return SCHEMA_DIR / f"{self.solver}.yaml"
+
+
+def _multiple(value: float, step: float) -> bool:
+    n = round(value / step)
+    return n >= 1 and math.isclose(n * step, value, rel_tol=1e-9)
+
+
+def _check_multiples(where: str, checks: list[tuple[str, float, float]]) -> None:
+    for key, value, step in checks:
+        if not _multiple(value, step):
+            raise ValueError(f"config key '{where}.{key}': {value} is not a multiple of {step}")
+
+
+def _lorenz96_checks(where: str, study: Mapping[str, Any]) -> None:
+    """Lorenz-96: every interval a whole number of the step below it; lags within runs."""
+    truth, coarse = study["truth"], study["coarse"]
+    _check_multiples(where, [
+        ("truth.save_interval", truth["save_interval"], study["system"]["time_step"]),
+        ("coarse.time_step", coarse["time_step"], truth["save_interval"]),
+        ("truth.climate_save_interval", truth["climate_save_interval"], coarse["time_step"]),
+        ("truth.spinup_time", truth["spinup_time"], truth["climate_save_interval"]),
+        ("truth.climate_time", truth["climate_time"], truth["climate_save_interval"]),
+        ("truth.pair_time", truth["pair_time"], truth["save_interval"]),
+        ("forecast.lead_time", study["forecast"]["lead_time"], truth["climate_save_interval"]),
+        ("online.acf_max_lag", study["online"]["acf_max_lag"], truth["climate_save_interval"]),
+    ])  # fmt: skip
+    if study["online"]["acf_max_lag"] >= truth["climate_time"]:
+        raise ValueError(
+            f"config key '{where}.online.acf_max_lag': must be shorter than truth.climate_time"
+        )
+
+
+def _turbulence_checks(where: str, study: Mapping[str, Any]) -> None:
+    """2-D turbulence: DNS and LES steps divide the snapshot intervals; the LES grid is
+    even, coarser than the DNS and advects the forcing; the target is the exact ``Pi``."""
+    system, truth, coarse = study["system"], study["truth"], study["coarse"]
+    n, n_les, k_f = system["resolution"], system["les_resolution"], system["forcing_wavenumber"]
+    if n_les % 2 or n_les >= n:
+        raise ValueError(
+            f"config key '{where}.system.les_resolution': {n_les} must be even and below the "
+            f"DNS resolution {n}"
+        )
+    if 3 * k_f >= n_les:
+        raise ValueError(
+            f"config key '{where}.system.forcing_wavenumber': k_f = {k_f} is not among the "
+            f"modes an LES of {n_les}^2 advects (k_f < n_les / 3)"
+        )
+    if coarse["target"] != "subgrid":
+        raise ValueError(f"config key '{where}.coarse.target': must be subgrid (the exact Pi)")
+    if "smarl" in (c["kind"] for c in study["closures"].values()) and "smarl" not in study:
+        raise ValueError(f"config key '{where}.smarl': required by a closure of kind smarl")
+    _check_multiples(where, [
+        (f"truth.{key}", truth[key], system["time_step"])
+        for key in ("spinup_time", "save_interval", "climate_save_interval")
+    ] + [
+        ("truth.pair_time", truth["pair_time"], truth["save_interval"]),
+        ("truth.climate_time", truth["climate_time"], truth["climate_save_interval"]),
+        ("coarse.time_step", truth["climate_save_interval"], coarse["time_step"]),
+    ])  # fmt: skip
+
+
+def _turbulence_step_seconds(system: Mapping[str, Any]) -> float:
+    # AB2/CN float64 at 256^2: 2.4e-3 s per member and step in a batch of 4 on one core
+    # (measured); FFT work grows as n^2 log n
+    n = system["resolution"]
+    return 2.4e-3 * (n / 256) ** 2 * math.log(n) / math.log(256)
 
 
 #: Every closure system's spec, by ``system.solver``.
@@ -96,9 +185,36 @@ CLOSURE_SYSTEMS: dict[str, ClosureSystemSpec] = {
         coarse_values=lambda system: system["K"],
         # the subgrid tendency -(h c / b) sum_j Y
         coarse_grain_params=lambda system: {"coupling": system["h"] * system["c"] / system["b"]},
-        truth_s_per_step=5e-6,  # numba RK4, one trajectory
+        truth_s_per_step=lambda system: 5e-6,  # numba RK4, one trajectory
         fit_s_per_state_epoch=6e-5,  # FNO closure, one training ring
         online_s_per_step=2e-3,  # FNO closure, a batch of 100 runs
+        setup_parameter="forcing",
+        figures=(
+            "climate_pdfs",
+            "autocorrelation",
+            "forecast_skill",
+            "offline_fit",
+            "extrapolation",
+        ),  # fmt: skip
+        checks=_lorenz96_checks,
+        uses_forecasts=True,
+    ),
+    "turbulence2d": ClosureSystemSpec(
+        solver="turbulence2d",
+        closure_families=("none", "smagorinsky", "leith", "dynamic_smagorinsky", "cnn", "smarl"),
+        # both roles keep the DNS vorticity; the coarse state is the LES vorticity
+        state_values=lambda system, role: system["resolution"] ** 2,
+        coarse_values=lambda system: system["les_resolution"] ** 2,
+        coarse_grain_params=lambda system: {
+            "les_resolution": system["les_resolution"],
+            "filter": system["filter"],
+        },  # fmt: skip
+        truth_s_per_step=_turbulence_step_seconds,
+        fit_s_per_state_epoch=5e-3,  # CNN closure, one 32^2 sample
+        online_s_per_step=2e-2,  # CNN closure, a batch of 100 LES at 32^2
+        setup_parameter="beta",
+        figures=("spectra", "vorticity_pdfs", "rl_training", "vorticity_fields"),
+        checks=_turbulence_checks,
     ),
 }
 

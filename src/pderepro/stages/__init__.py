@@ -23,19 +23,26 @@ _STAGE_MODULES = {
     "run_baseline": "learning",
     "run_basic_forms_table": "parametric_reports",
     "run_closure_tables": "reporting",
+    "run_closure_tables_turbulence": "turbulence_online",
     "run_cost_table": "cost",
     "run_coarse_grain": "closures",
+    "run_coarse_grain_turbulence": "turbulence",
     "run_evaluate": "learning",
     "run_evaluate_parametric": "parametric",
     "run_evaluate_superresolution": "regimes",
     "run_fit_closure": "closures",
+    "run_fit_closure_turbulence": "turbulence",
     "run_generate": "data",
     "run_generate_truth": "closures",
+    "run_generate_truth_turbulence": "turbulence",
     "run_merge": "data",
     "run_offline": "closures",
+    "run_offline_turbulence": "turbulence",
     "run_online": "online",
+    "run_online_turbulence": "turbulence_online",
     "run_parametric_tables": "parametric_reports",
     "run_plot_closures": "reporting",
+    "run_plot_closures_turbulence2d": "turbulence_online",
     "run_plot_error_vs_time": "regimes",
     "run_plot_basic_forms": "parametric_reports",
     "run_plot_parametric": "parametric_reports",
@@ -51,10 +58,39 @@ _STAGE_MODULES = {
     "run_train": "learning",
     "run_train_parametric": "parametric",
     "run_truth_floor": "online",
+    "run_truth_floor_turbulence": "turbulence_online",
     "run_validate_solvers": "reporting",
 }
 
-__all__ = sorted(_STAGE_MODULES)
+#: The closure kind's stages of each truth system (``system.solver``), by rule: the rules are
+#: the same for every system, the stage functions differ.
+CLOSURE_STAGES = {
+    "lorenz96": {
+        "generate_truth": "run_generate_truth", "coarse_grain": "run_coarse_grain",
+        "fit_closure": "run_fit_closure", "evaluate_offline": "run_offline",
+        "evaluate_online": "run_online", "truth_floor": "run_truth_floor",
+        "closure_tables": "run_closure_tables", "plot_closures": "run_plot_closures",
+    },
+    "turbulence2d": {
+        "generate_truth": "run_generate_truth_turbulence",
+        "coarse_grain": "run_coarse_grain_turbulence",
+        "fit_closure": "run_fit_closure_turbulence", "evaluate_offline": "run_offline_turbulence",
+        "evaluate_online": "run_online_turbulence", "truth_floor": "run_truth_floor_turbulence",
+        "closure_tables": "run_closure_tables_turbulence",
+        "plot_closures": "run_plot_closures_turbulence2d",
+    },
+}  # fmt: skip
+
+__all__ = sorted([*_STAGE_MODULES, "CLOSURE_STAGES", "closure_stage"])
+
+
+def closure_stage(rule: str, solver: str):
+    """The stage function of closure-kind ``rule`` for the truth system ``solver``."""
+    try:
+        name = CLOSURE_STAGES[solver][rule]
+    except KeyError:
+        raise ValueError(f"no {rule!r} stage for closure system {solver!r}") from None
+    return __getattr__(name)
 
 
 def __getattr__(name: str) -> Any:

@@ -4,21 +4,22 @@ A closure study runs a truth system (a :class:`~pderepro.data.closure_systems.
 ClosureSystemSpec`, selected by ``system.solver``) in several setups, coarse-grains the
 training setup's truth into closure training pairs, fits each closure family, and scores
 every closure offline (against held-out pairs) and online (coupled to the coarse model:
-climate statistics, forecasts, blow-ups) beside the truth-vs-truth noise floor. The
-kind's rules are in ``workflow/rules/closures.smk``; the functions below are their input
-functions and cost model. Nothing here depends on the shape of the system's state: the
-system's spec gives its sizes.
+climate statistics, forecasts where the system has them, blow-ups) beside the
+truth-vs-truth noise floor. The kind's rules are in ``workflow/rules/closures.smk``; the
+functions below are their input functions and cost model. Nothing here depends on the
+shape of the system's state: the system's spec gives its sizes, figures and checks, and
+the stage functions that differ per system are chosen by ``system.solver``
+(:func:`pderepro.stages.closure_stage`).
 """
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
 from pderepro.config import ConfigError
-from pderepro.data.closure_systems import ROLES, closure_system, truth_run_size
+from pderepro.data.closure_systems import CLOSURE_SYSTEMS, ROLES, closure_system, truth_run_size
 from pderepro.resources import BASE_MB, BYTES_PER_MB, runtime_minutes
 from pderepro.studies.base import (
     BENCHMARKS,
@@ -30,17 +31,12 @@ from pderepro.studies.base import (
 
 #: Splits of the coarse-grained pairs (contiguous time blocks, in this order).
 SPLITS = ("train", "validation", "test")
-#: Figures of a closure study.
-FIGURES = ("climate_pdfs", "autocorrelation", "forecast_skill", "offline_fit", "extrapolation")
+#: Figures of each closure system's plot rule (``plot_closures_<solver>``).
+SYSTEM_FIGURES = {solver: spec.figures for solver, spec in CLOSURE_SYSTEMS.items()}
 #: The name under which the truth-vs-truth noise floor is scored like a closure.
 FLOOR = "truth"
 #: Coarse-model runs per batch beyond which a step's cost grows with the batch.
 ONLINE_BATCH = 100
-
-
-def _multiple(value: float, step: float) -> bool:
-    n = round(value / step)
-    return n >= 1 and math.isclose(n * step, value, rel_tol=1e-9)
 
 
 class ClosuresKind(StudyKind):
@@ -56,6 +52,10 @@ class ClosuresKind(StudyKind):
         },
         "forecast": {"starts", "members", "lead_time"},
         "training": {"epochs", "checkpoint_every"},
+        # grids and the viscosity they allow (2-D turbulence: the quick DNS is coarser)
+        "system": {"resolution", "viscosity", "time_step", "les_resolution"},
+        "coarse": {"time_step"},
+        "smarl": {"timesteps", "batch"},
     }
 
     def check(self, where: str, study: Mapping[str, Any]) -> None:
@@ -64,30 +64,17 @@ class ClosuresKind(StudyKind):
                 f"config key '{where}.training_setup': {study['training_setup']!r} is not "
                 f"one of the setups {sorted(study['setups'])}"
             )
-        truth, coarse = study["truth"], study["coarse"]
-        checks = [
-            ("truth.save_interval", truth["save_interval"], study["system"]["time_step"]),
-            ("coarse.time_step", coarse["time_step"], truth["save_interval"]),
-            ("truth.climate_save_interval", truth["climate_save_interval"], coarse["time_step"]),
-            ("truth.spinup_time", truth["spinup_time"], truth["climate_save_interval"]),
-            ("truth.climate_time", truth["climate_time"], truth["climate_save_interval"]),
-            ("truth.pair_time", truth["pair_time"], truth["save_interval"]),
-            ("forecast.lead_time", study["forecast"]["lead_time"], truth["climate_save_interval"]),
-            ("online.acf_max_lag", study["online"]["acf_max_lag"], truth["climate_save_interval"]),
-        ]
-        for key, value, step in checks:
-            if not _multiple(value, step):
-                raise ConfigError(
-                    f"config key '{where}.{key}': {value} is not a multiple of {step}"
-                )
-        if study["online"]["acf_max_lag"] >= truth["climate_time"]:
-            raise ConfigError(
-                f"config key '{where}.online.acf_max_lag': must be shorter than truth.climate_time"
-            )
+        spec = closure_system(study["system"]["solver"])
+        if spec.uses_forecasts and "forecast" not in study:
+            raise ConfigError(f"config key '{where}.forecast': required by system {spec.solver!r}")
+        try:
+            spec.checks(where, study)
+        except ValueError as error:
+            raise ConfigError(str(error)) from None
         pdf = study["online"]["pdf"]
         if pdf["low"] >= pdf["high"]:
             raise ConfigError(f"config key '{where}.online.pdf.low': must be below pdf.high")
-        families = closure_system(study["system"]["solver"]).closure_families
+        families = spec.closure_families
         for key, closure in study["closures"].items():
             if closure["kind"] not in families:
                 raise ConfigError(
@@ -101,23 +88,33 @@ class ClosuresKind(StudyKind):
                 )
 
     def targets(self, name: str, study: Mapping[str, Any]) -> list[str]:
-        return table_files(name, ["offline", "online"]) + figure_files(name, FIGURES)
+        return table_files(name, ["offline", "online"]) + figure_files(name, _figures(study))
 
     def summary(self, name: str, study: Mapping[str, Any], preset: str) -> SummarySection:
-        truth = study["truth"]
+        truth, solver = study["truth"], study["system"]["solver"]
         sizes = (
             f"Ours: preset {preset}; closures fitted at {study['training_setup']} on "
             f"{truth['pair_trajectories']} x {truth['pair_time']:g} time units of truth, "
             f"{study['training']['epochs']} epochs (network closures)."
         )
-        offline = f"Offline skill on held-out truth pairs in every setup: R^2 and RMSE. {sizes}"
-        online = (
-            "Online skill of the coarse model with each closure in every setup: climate "
-            "distance to the truth (Hellinger, KL, Wasserstein-1), autocorrelation error, "
-            "forecast RMSE and blow-ups; the row 'truth' is a second truth ensemble, the "
-            f"noise floor. {truth['climate_members']} members x {truth['climate_time']:g} "
-            f"time units per setup. {sizes}"
-        )
+        offline = f"Offline skill on held-out truth pairs in every setup. {sizes}"
+        if solver == "turbulence2d":
+            online = (
+                "A posteriori skill of the LES with each closure in every case: log errors of "
+                "the enstrophy and energy spectra and the Hellinger distance of the vorticity "
+                "PDF against the filtered DNS, tail mass beyond 3 sigma relative to the DNS's, "
+                "blow-ups, and cost per simulated time unit relative to the DNS; the row "
+                f"'truth' is a second DNS ensemble, the noise floor. {truth['climate_members']}"
+                f" LES runs x {truth['climate_time']:g} time units per case. {sizes}"
+            )
+        else:
+            online = (
+                "Online skill of the coarse model with each closure in every setup: climate "
+                "distance to the truth (Hellinger, KL, Wasserstein-1), autocorrelation error, "
+                "forecast RMSE and blow-ups; the row 'truth' is a second truth ensemble, the "
+                f"noise floor. {truth['climate_members']} members x {truth['climate_time']:g} "
+                f"time units per setup. {sizes}"
+            )
         return SummarySection(  # fitted and run on the CPU: no device line
             title=study["title"],
             tables=[f"results/{name}/tables/{t}.md" for t in ("offline", "online")],
@@ -125,7 +122,7 @@ class ClosuresKind(StudyKind):
                 {"path": f"results/{name}/tables/offline.csv", "caption": offline},
                 {"path": f"results/{name}/tables/online.csv", "caption": online},
             ],
-            figures=[f"results/{name}/figures/{f}.png" for f in FIGURES],
+            figures=[f"results/{name}/figures/{f}.png" for f in _figures(study)],
         )
 
     def benchmarks(self, name: str, study: Mapping[str, Any]) -> list[str]:
@@ -152,11 +149,25 @@ class ClosuresKind(StudyKind):
             evaluate_online=closure_count,
             truth_floor=1,
             closure_tables=1,
-            plot_closures=1,
+            **{f"plot_closures_{study['system']['solver']}": 1},
         )
 
 
 KIND = ClosuresKind()
+
+
+def _figures(study: Mapping[str, Any]) -> tuple[str, ...]:
+    return closure_system(study["system"]["solver"]).figures
+
+
+def studies_of_system(plan, solver: str) -> list[str]:
+    """The closure studies of ``plan`` whose truth system is ``solver``."""
+    return [n for n in plan.of_kind("closures") if plan.studies[n]["system"]["solver"] == solver]
+
+
+def system_solver(plan, study: str, **_: Any) -> str:
+    """``system.solver`` of a study: selects the stage functions of its system."""
+    return plan.studies[study]["system"]["solver"]
 
 
 def setup_order(study: Mapping[str, Any]) -> list[str]:
@@ -170,9 +181,10 @@ def setup_order(study: Mapping[str, Any]) -> list[str]:
 
 def truth_params(plan, study: str, setup: str, **_: Any) -> dict[str, Any]:
     cfg = plan.studies[study]
+    parameter = closure_system(cfg["system"]["solver"]).setup_parameter
     return {
         "system": cfg["system"],
-        "setup": cfg["setups"][setup],
+        parameter: cfg["setups"][setup],
         "truth": cfg["truth"],
         "seed": cfg["seed"],
         "title": cfg["title"],
@@ -204,11 +216,16 @@ def closure_validation(plan, study: str, **_: Any) -> str:
 
 def fit_params(plan, study: str, closure: str, **_: Any) -> dict[str, Any]:
     cfg = plan.studies[study]
-    return {
+    run = {
         "spec": cfg["closures"][closure],
         "target": cfg["coarse"]["target"],
         "training": cfg["training"],
     }
+    if cfg["system"]["solver"] == "turbulence2d":
+        run.pop("target")  # always the exact Pi
+        run |= {"system": cfg["system"], "les_time_step": cfg["coarse"]["time_step"],
+                "smarl": cfg.get("smarl"), "seed": cfg["seed"]}  # fmt: skip
+    return run
 
 
 def closure_tests(plan, study: str, **_: Any) -> dict[str, str]:
@@ -227,6 +244,15 @@ def scatter_points(plan, study: str, **_: Any) -> int:
 
 def online_params(plan, study: str, **_: Any) -> dict[str, Any]:
     cfg = plan.studies[study]
+    if cfg["system"]["solver"] == "turbulence2d":
+        return {
+            "system": cfg["system"],
+            "setups": cfg["setups"],
+            "online": {**cfg["online"], "time_step": cfg["coarse"]["time_step"]},
+            "spinup_time": cfg["truth"]["spinup_time"],
+            "run_time": cfg["truth"]["climate_time"],
+            "record_interval": cfg["truth"]["climate_save_interval"],
+        }
     return {
         "setups": cfg["setups"],
         "online": {**cfg["online"], "time_step": cfg["coarse"]["time_step"]},
@@ -239,6 +265,15 @@ def online_params(plan, study: str, **_: Any) -> dict[str, Any]:
 def scoring_params(plan, study: str, **_: Any) -> dict[str, Any]:
     """The online scoring settings (PDF bins, lags) of the floor and the tables."""
     return {"online": plan.studies[study]["online"]}
+
+
+def floor_params(plan, study: str, **_: Any) -> dict[str, Any]:
+    """The noise floor's settings: the scoring ones (and the LES grid, for 2-D turbulence)."""
+    cfg = plan.studies[study]
+    run = scoring_params(plan, study)
+    if cfg["system"]["solver"] == "turbulence2d":
+        run["system"] = cfg["system"]
+    return run
 
 
 def _closure_metric_files(plan, study: str, kind: str) -> list[str]:
@@ -287,14 +322,16 @@ def truth_runtime(plan, study: str, role: str, **_: Any) -> int:
     cfg = plan.studies[study]
     members, time, _ = truth_run_size(cfg["truth"], role)
     n_steps = (time + cfg["truth"]["spinup_time"]) / cfg["system"]["time_step"]
-    rate = closure_system(cfg["system"]["solver"]).truth_s_per_step
+    rate = closure_system(cfg["system"]["solver"]).truth_s_per_step(cfg["system"])
     return runtime_minutes(members * n_steps * rate)
 
 
 def _train_states(cfg: Mapping[str, Any]) -> float:
-    """Coarse states in the pairs runs (training pairs before the split)."""
+    """Coarse states in the pairs runs (training pairs before the split): one per coarse
+    step (Lorenz-96) or per saved truth state (2-D turbulence), whichever is sparser."""
     truth = cfg["truth"]
-    return truth["pair_trajectories"] * truth["pair_time"] / cfg["coarse"]["time_step"]
+    spacing = max(cfg["coarse"]["time_step"], truth["save_interval"])
+    return truth["pair_trajectories"] * truth["pair_time"] / spacing
 
 
 def _coarse_values(cfg: Mapping[str, Any]) -> int:
@@ -312,8 +349,10 @@ def closure_mem_mb(plan, study: str, **_: Any) -> int:
     truth = cfg["truth"]
     climate = 2 * truth["climate_members"] * truth["climate_time"]
     climate *= len(cfg["setups"]) / truth["climate_save_interval"]
-    states = 3 * _train_states(cfg) + 2 * climate
-    return BASE_MB + int(4 * 4 * states * _coarse_values(cfg) / BYTES_PER_MB)
+    # climate runs keep the truth's resolved state (Lorenz-96: X; turbulence: the DNS field)
+    per_climate = closure_system(cfg["system"]["solver"]).state_values(cfg["system"], "climate")
+    values = 3 * _train_states(cfg) * _coarse_values(cfg) + 2 * climate * per_climate
+    return BASE_MB + int(4 * 4 * values / BYTES_PER_MB)
 
 
 def closure_fit_runtime(plan, study: str, **_: Any) -> int:
@@ -324,7 +363,7 @@ def closure_fit_runtime(plan, study: str, **_: Any) -> int:
 
 def online_runtime(plan, study: str, **_: Any) -> int:
     cfg = plan.studies[study]
-    truth, forecast = cfg["truth"], cfg["forecast"]
+    truth, forecast = cfg["truth"], cfg.get("forecast")
     dt, setups = cfg["coarse"]["time_step"], len(cfg["setups"])
     rate = closure_system(cfg["system"]["solver"]).online_s_per_step
 
@@ -333,7 +372,8 @@ def online_runtime(plan, study: str, **_: Any) -> int:
 
     climate_steps = (truth["climate_time"] + truth["spinup_time"]) / dt
     climate = seconds(climate_steps, setups * truth["climate_members"])
-    forecasts = seconds(
-        forecast["lead_time"] / dt, setups * forecast["starts"] * forecast["members"]
-    )
+    forecasts = 0.0
+    if forecast is not None:
+        batch = setups * forecast["starts"] * forecast["members"]
+        forecasts = seconds(forecast["lead_time"] / dt, batch)
     return runtime_minutes(climate + forecasts)

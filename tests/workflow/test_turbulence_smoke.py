@@ -1,0 +1,63 @@
+"""The 2-D turbulence closure study (les_turbulence) end to end at the smoke preset, apart from
+the default studies: the DNS truth, LES pairs, every closure fitted and run, the noise floor, the
+tables with the issue's columns and the figures."""
+
+import math
+
+import pandas as pd
+import pytest
+
+from pderepro.stages.turbulence_online import OFFLINE_COLUMNS, ONLINE_COLUMNS
+from tests.workflow.helpers import copy_workflow, planned_jobs, snakemake
+
+pytestmark = pytest.mark.slow
+STUDY = "results/les_turbulence"
+CLOSURES = {"none", "smagorinsky", "leith", "dynamic", "cnn", "smarl"}
+CONFIG = ("--config", "preset=smoke", "studies=[les_turbulence]", "verification=False")
+
+
+@pytest.fixture(scope="module")
+def turbulence_run(tmp_path_factory):
+    root = copy_workflow(tmp_path_factory.mktemp("turbulence"))
+    result = snakemake("--cores", "2", *CONFIG, cwd=root, timeout=1200)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return root
+
+
+def test_online_table_scores_every_closure_beside_the_noise_floor(turbulence_run):
+    table = pd.read_csv(turbulence_run / f"{STUDY}/tables/online.csv")
+    assert list(table.columns) == ONLINE_COLUMNS
+    assert set(table["closure"]) == CLOSURES | {"truth"} and set(table["case"]) == {"kf4"}
+    scored = table[table["blowups"] == 0]
+    for column in ("enstrophy_spectrum_log_error", "energy_spectrum_log_error", "pdf_hellinger"):
+        assert scored[column].map(math.isfinite).all(), column
+    assert (table["cost_ratio"] > 0).all()
+    floor = table.set_index("closure").loc["truth"]
+    assert floor["cost_ratio"] == 1.0 and floor["blowups"] == 0
+
+
+def test_offline_table_and_figures(turbulence_run):
+    table = pd.read_csv(turbulence_run / f"{STUDY}/tables/offline.csv")
+    assert list(table.columns) == OFFLINE_COLUMNS and set(table["closure"]) == CLOSURES
+    assert math.isnan(table.set_index("closure").loc["none", "pi_correlation"])
+    assert table.set_index("closure").loc["cnn", "pi_correlation"] > -1.0
+    for name in ("spectra", "vorticity_pdfs", "rl_training", "vorticity_fields"):
+        assert (turbulence_run / f"{STUDY}/figures/{name}.png").stat().st_size > 10_000
+    assert "les_turbulence" in (turbulence_run / "results/summary.md").read_text()
+
+
+def test_changing_the_cnn_reruns_only_the_cnn(turbulence_run):
+    path = turbulence_run / "config/studies/les_turbulence.yaml"
+    original = path.read_text()
+    old = "hparams: {channels: 32, layers: 5, kernel: 5}"
+    assert old in original
+    path.write_text(original.replace(old, "hparams: {channels: 16, layers: 5, kernel: 5}"))
+    try:
+        result = snakemake("-n", *CONFIG, cwd=turbulence_run)
+    finally:
+        path.write_text(original)
+    assert result.returncode == 0, result.stderr
+    assert planned_jobs(result.stdout) == {
+        "fit_closure": 1, "evaluate_offline": 1, "evaluate_online": 1, "closure_tables": 1,
+        "plot_closures_turbulence2d": 1, "summary": 1, "results_page": 1, "all": 1,
+    }  # fmt: skip
