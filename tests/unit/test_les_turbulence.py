@@ -20,6 +20,7 @@ from pderepro.evaluation.les_scores import (
 )
 from pderepro.models.les_cnn import CnnClosure, CnnClosureNet, build_cnn_closure_model
 from pderepro.solvers.les_closures import Smagorinsky
+from pderepro.solvers.les_filters import advected_part
 from pderepro.solvers.torus import dealias_mask, sample_vorticity_grf
 from pderepro.training.checkpoint import CheckpointError, save_checkpoint
 
@@ -105,7 +106,9 @@ def test_scores_of_a_field_set_against_itself_are_perfect_and_blow_ups_are_nan()
 
 def test_offline_scores_of_the_exact_term_and_of_zero():
     w = _fields(3, 16).double()
-    pi = Smagorinsky(0.2)(w, L).numpy()
+    full = Smagorinsky(0.2)(w, L)
+    pi = advected_part(full).numpy()  # what the LES uses of it
+    assert np.abs(full.numpy() - pi).max() > 1e-3  # the band is there, and not scored
     scores, pred = offline_scores(Smagorinsky(0.2), w.numpy(), pi, L)
     assert scores["pi_correlation"] == pytest.approx(1.0) and scores["pi_rmse"] < 1e-12
     np.testing.assert_allclose(pred, pi)
@@ -181,7 +184,7 @@ def test_fit_offline_and_online_stages_write_the_issue_columns(tiny_study, closu
         train_path=str(root / "train.nc"), validation_path=str(root / "validation.nc"),
         checkpoint=checkpoint, closure=closure, spec=spec, system=SYSTEM, les_time_step=0.02,
         training={"epochs": 2, "batch_size": 4, "checkpoint_every": 1, "loss": "mse"},
-        smarl=None, seed=0,
+        smarl=None, seed=0, blowup_threshold=200.0,
     )  # fmt: skip
     run_offline_turbulence(
         checkpoint=checkpoint, tests={"kf2": str(root / "test.nc")},
@@ -216,3 +219,20 @@ def test_stages_refuse_files_made_for_another_purpose(tiny_study):
             raw=str(tiny_study / "climate.nc"), outputs={}, coarse_step=0.02,
             les_resolution=16, filter="sharp", split=SPLIT,
         )  # fmt: skip
+
+
+def test_noise_floor_keeps_the_unfiltered_dns_truth_statistics(tiny_study):
+    from pderepro.data.io import open_netcdf
+
+    curves = open_netcdf(tiny_study / "truth.nc")
+    dns = curves.sel(case="kf2")
+    # Parseval: the shell spectrum sums to 1/2 <w^2>, and the mean vorticity is zero
+    assert float(dns["dns_enstrophy_spectrum"].sum()) == pytest.approx(
+        0.5 * float(dns["dns_sigma"]) ** 2, rel=1e-6
+    )
+    # the filter removes variance: the DNS is rougher than its filtered field
+    assert float(dns["dns_sigma"]) > curves.attrs["sigma_truth"]
+    assert dns.sizes["shell_dns"] > dns.sizes["shell"]
+    # the reference keeps only the modes the LES advects (|k_x|, |k_y| <= 5 on 16^2: shells <= 7)
+    assert (dns["enstrophy_spectrum_truth"].sel(shell=slice(8, None)) < 1e-20).all()
+    assert (dns["enstrophy_spectrum_truth"].sel(shell=slice(1, 5)) > 0).all()

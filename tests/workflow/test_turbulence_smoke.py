@@ -39,8 +39,9 @@ def test_online_table_scores_every_closure_beside_the_noise_floor(turbulence_run
 def test_offline_table_and_figures(turbulence_run):
     table = pd.read_csv(turbulence_run / f"{STUDY}/tables/offline.csv")
     assert list(table.columns) == OFFLINE_COLUMNS and set(table["closure"]) == CLOSURES
-    assert math.isnan(table.set_index("closure").loc["none", "pi_correlation"])
-    assert table.set_index("closure").loc["cnn", "pi_correlation"] > -1.0
+    correlation = table.set_index("closure")["pi_correlation"]
+    assert math.isnan(correlation["none"])  # Pi = 0 correlates with nothing
+    assert correlation.drop("none").map(math.isfinite).all()
     for name in ("spectra", "vorticity_pdfs", "rl_training", "vorticity_fields"):
         assert (turbulence_run / f"{STUDY}/figures/{name}.png").stat().st_size > 10_000
     assert "les_turbulence" in (turbulence_run / "results/summary.md").read_text()

@@ -158,12 +158,24 @@ def _turbulence_checks(where: str, study: Mapping[str, Any]) -> None:
         raise ValueError(f"config key '{where}.coarse.target': must be subgrid (the exact Pi)")
     if "smarl" in (c["kind"] for c in study["closures"].values()) and "smarl" not in study:
         raise ValueError(f"config key '{where}.smarl': required by a closure of kind smarl")
+    if "smarl" in study:
+        smarl = study["smarl"]
+        if n_les % smarl["agents_per_side"]:
+            raise ValueError(
+                f"config key '{where}.smarl.agents_per_side': {smarl['agents_per_side']} does "
+                f"not divide the LES grid's {n_les} points per side"
+            )
+        _check_multiples(where, [
+            ("smarl.action_interval", smarl["action_interval"], coarse["time_step"]),
+            ("smarl.episode_time", smarl["episode_time"], smarl["action_interval"]),
+        ])  # fmt: skip
     _check_multiples(where, [
         (f"truth.{key}", truth[key], system["time_step"])
         for key in ("spinup_time", "save_interval", "climate_save_interval")
     ] + [
         ("truth.pair_time", truth["pair_time"], truth["save_interval"]),
         ("truth.climate_time", truth["climate_time"], truth["climate_save_interval"]),
+        ("truth.spinup_time", truth["spinup_time"], truth["climate_save_interval"]),
         ("coarse.time_step", truth["climate_save_interval"], coarse["time_step"]),
     ])  # fmt: skip
 

@@ -27,6 +27,7 @@ from pderepro.evaluation.turbulence_truth import truth_statistics
 from pderepro.models.les_cnn import CnnClosure, build_cnn_closure_model
 from pderepro.models.smarl import SmarlClosure, SmarlPolicy
 from pderepro.solvers.les_closures import Closure, make_closure
+from pderepro.solvers.les_filters import advected_part
 from pderepro.training.checkpoint import CheckpointError, load_checkpoint
 
 __all__ = [
@@ -102,9 +103,11 @@ def offline_scores(
     Parameters
     ----------
     closure : Closure
-        Applied to each field once (a fresh SMARL closure acts on each).
+        Applied to each field once (a fresh SMARL closure acts on each); its ``Pi`` is scored
+        on the modes the LES advects, the only ones the LES uses.
     w_bar, pi : numpy.ndarray
-        Filtered vorticity (1/time) and exact subgrid term (1/time^2), ``(N, n, n)``.
+        Filtered vorticity (1/time) and exact subgrid term (1/time^2), ``(N, n, n)``, both on
+        the advected modes (:func:`~pderepro.solvers.les_filters.advected_part`).
     box_size : float
         Box side ``L``.
 
@@ -119,15 +122,17 @@ def offline_scores(
         if hasattr(closure, "reset"):
             closure.reset()
         w = torch.as_tensor(w_bar[first : first + chunk], dtype=torch.float64)
-        with torch.no_grad():
-            preds.append(closure(w, box_size).numpy())
+        with torch.no_grad():  # the LES keeps only the advected part of a closure's Pi
+            preds.append(advected_part(closure(w, box_size)).numpy())
     pred = np.concatenate(preds)
     p, t = pred.ravel(), np.asarray(pi, dtype=np.float64).ravel()
     correlation = float(np.corrcoef(p, t)[0, 1]) if p.std() > 0 and t.std() > 0 else np.nan
     return {"pi_correlation": correlation, "pi_rmse": float(np.sqrt(np.mean((p - t) ** 2)))}, pred
 
 
-def field_statistics(w: np.ndarray, box_size: float, edges: np.ndarray) -> xr.Dataset:
+def field_statistics(
+    w: np.ndarray, box_size: float, edges: np.ndarray, n_sigma: float = 3.0
+) -> xr.Dataset | None:
     """Mean spectra, PDF, mean and ``sigma`` of the finite fields of ``w`` (..., n, n) (those of
     blown-up runs are NaN and left out); :func:`~pderepro.evaluation.turbulence_truth.
     truth_statistics` of them. ``None`` if no field is finite."""
@@ -137,7 +142,7 @@ def field_statistics(w: np.ndarray, box_size: float, edges: np.ndarray) -> xr.Da
         return None
     ds = xr.Dataset({"w": (("member", "time", "x", "y"), fields[None])},
                     attrs={"box_size": float(box_size)})  # fmt: skip
-    return truth_statistics(ds, edges=edges)
+    return truth_statistics(ds, edges=edges, n_sigma=n_sigma)
 
 
 def a_posteriori_scores(
@@ -150,7 +155,8 @@ def a_posteriori_scores(
     ----------
     stats, reference : xarray.Dataset
         :func:`field_statistics` of the LES fields (``None`` if all blew up) and of the
-        reference (the filtered DNS), on the same PDF bins and grid.
+        reference (the filtered DNS), on the same PDF bins and grid; the reference's tail mass
+        beyond the same ``n_sigma``.
     fields : numpy.ndarray
         The LES fields ``(..., n, n)`` behind ``stats`` (for the tail mass).
     k_max : int

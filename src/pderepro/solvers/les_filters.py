@@ -45,6 +45,7 @@ from pderepro.solvers.torus import dealias_mask, wavenumbers
 
 __all__ = [
     "FILTER_KINDS",
+    "advected_part",
     "advection",
     "angular_wavenumbers",
     "apply_filter",
@@ -176,6 +177,16 @@ def coarse_grain(w: torch.Tensor, n_les: int, kind: str = "sharp") -> torch.Tens
     n = w.shape[-1]
     w_hat = torch.fft.rfft2(w) * _spectral(_checked_transfer(kind, n, n_les), w)
     return torch.fft.irfft2(truncate_spectrum(w_hat, n, n_les), s=(n_les, n_les))
+
+
+def advected_part(field: torch.Tensor) -> torch.Tensor:
+    """The part of ``field`` (..., n, n) on the modes its grid advects (2/3 rule, ``|k_x|,
+    |k_y| < n / 3``): all an LES state holds once its start has decayed, since the LES
+    stepper adds neither advection nor ``Pi`` to the band ``n / 3 <= |k| < n / 2``. The
+    resolved fields and subgrid terms LES closures are trained and scored on."""
+    n = field.shape[-1]
+    mask = torch.as_tensor(dealias_mask(n), device=field.device)
+    return torch.fft.irfft2(torch.fft.rfft2(field) * mask, s=(n, n))
 
 
 def advection(w: torch.Tensor, box_size: float) -> torch.Tensor:

@@ -38,6 +38,7 @@ from pderepro.models.registry import count_parameters
 from pderepro.models.smarl import observation_scales
 from pderepro.runtime import set_threads
 from pderepro.solvers.les_closures import LEITH_CONSTANT, SMAGORINSKY_CONSTANT
+from pderepro.solvers.les_filters import advected_part
 from pderepro.training.checkpoint import fingerprint, save_checkpoint
 from pderepro.training.loop import TrainingConfig, train
 from pderepro.training.smarl import train_smarl
@@ -132,9 +133,12 @@ def _open_pairs(path: str, split: str) -> xr.Dataset:
 
 
 def _flat(ds: xr.Dataset, name: str) -> np.ndarray:
-    """``(member * time, n, n)`` float32 in the ``(x, y)`` layout."""
+    """``(member * time, n, n)`` float32 in the ``(x, y)`` layout, on the modes the LES
+    advects (:func:`~pderepro.solvers.les_filters.advected_part`): what an LES state holds and
+    what of ``Pi`` the LES uses, so closures are trained and scored on that alone."""
     values = ds[name].transpose("member", "time", "x", "y").to_numpy()
-    return values.reshape(-1, *values.shape[-2:]).astype(np.float32)
+    flat = torch.as_tensor(values.reshape(-1, *values.shape[-2:]), dtype=torch.float64)
+    return advected_part(flat).numpy().astype(np.float32)
 
 
 def _fit_cnn(train_ds, val_ds, spec, training, seed, checkpoint) -> tuple[dict, dict]:
@@ -159,11 +163,11 @@ def _fit_cnn(train_ds, val_ds, spec, training, seed, checkpoint) -> tuple[dict, 
     return meta, {"model": model.state_dict()}
 
 
-def _fit_smarl(train_ds, system, les_time_step, smarl, seed) -> tuple[dict, dict]:
+def _fit_smarl(train_ds, system, les_time_step, smarl, seed, blowup_threshold):
     """PPO on the error of the LES enstrophy spectrum against the mean spectrum of
     ``smarl.snapshots`` filtered DNS snapshots, evenly spaced over the train block of the first
     pairs member (episodes start from them): all SMARL sees of the truth."""
-    member = train_ds["w_bar"].isel(member=0).transpose("time", "x", "y").to_numpy()
+    member = _flat(train_ds.isel(member=[0]), "w_bar")  # (time, n, n)
     pick = np.unique(np.linspace(0, len(member) - 1, smarl["snapshots"]).round().astype(int))
     few = member[pick].astype(np.float64)  # (snapshots, n, n)
     box, n_les = system["box_size"], system["les_resolution"]
@@ -182,8 +186,9 @@ def _fit_smarl(train_ds, system, les_time_step, smarl, seed) -> tuple[dict, dict
         problem=problem, starts=few, reward=reward, scales=scales,
         agents_per_side=smarl["agents_per_side"], cs_max=smarl["cs_max"],
         action_interval=smarl["action_interval"], episode_time=smarl["episode_time"],
-        timesteps=smarl["timesteps"], batch=smarl["batch"], seed=seed, hidden=hidden,
-        blowup_threshold=100.0 * float(np.abs(few).max()),
+        timesteps=smarl["timesteps"], batch=smarl["batch"], action_std=smarl["action_std"],
+        seed=seed, hidden=hidden,
+        blowup_threshold=blowup_threshold,
     )  # fmt: skip
     meta = {
         "hidden": list(hidden), "agents_per_side": smarl["agents_per_side"],
@@ -199,10 +204,13 @@ def _fit_smarl(train_ds, system, les_time_step, smarl, seed) -> tuple[dict, dict
 def run_fit_closure_turbulence(
     *, train_path: str, validation_path: str, checkpoint: str, closure: str,
     spec: Mapping[str, Any], training: Mapping[str, Any], system: Mapping[str, Any],
-    les_time_step: float, smarl: Mapping[str, Any] | None, seed: int, threads: int = 1,
+    les_time_step: float, smarl: Mapping[str, Any] | None, seed: int,
+    blowup_threshold: float, threads: int = 1,
 ) -> None:  # fmt: skip
     """Fit one LES closure on the training case's train block (classical closures have nothing
-    to fit: their checkpoint records the constant) and write a self-describing checkpoint."""
+    to fit: their checkpoint records the constant) and write a self-describing checkpoint.
+    ``blowup_threshold`` (max ``|w|``, 1/time) ends SMARL's training episodes as the online
+    runs count blow-ups."""
     set_threads(threads)
     torch.use_deterministic_algorithms(True)
     train_ds, val_ds = _open_pairs(train_path, "train"), _open_pairs(validation_path, "validation")
@@ -220,7 +228,8 @@ def run_fit_closure_turbulence(
     elif kind == "smarl":
         if smarl is None:
             raise ValueError(f"closure {closure!r} of kind smarl needs the study's smarl section")
-        extra, states = _fit_smarl(train_ds, system, les_time_step, smarl, seed)
+        extra, states = _fit_smarl(train_ds, system, les_time_step, smarl, seed,
+                                   blowup_threshold)  # fmt: skip
         meta.update(extra)
     elif kind not in CLASSICAL_KINDS:
         raise ValueError(f"closure {closure!r}: kind {kind!r} is not an LES closure")

@@ -28,9 +28,11 @@ from pderepro.evaluation.les_scores import (
 )
 from pderepro.evaluation.tables import closure_table, write_table
 from pderepro.evaluation.turbulence import energy_spectrum, enstrophy_spectrum
+from pderepro.evaluation.turbulence_truth import truth_statistics
 from pderepro.runtime import set_threads
 from pderepro.solvers.les import run_les
-from pderepro.solvers.les_filters import coarse_grain
+from pderepro.solvers.les_filters import advected_part, coarse_grain
+from pderepro.solvers.lorenz96 import whole_steps
 
 log = logging.getLogger(__name__)
 
@@ -49,15 +51,18 @@ def _edges(online: Mapping[str, Any]) -> np.ndarray:
 
 
 def _filtered_ensembles(path: str, n_les: int, kind: str):
-    """Reference and noise-floor DNS ensembles filtered to the LES grid, each
-    ``(member, time, n_les, n_les)`` float64; the climate dataset itself."""
+    """Reference and noise-floor DNS ensembles filtered to the LES grid and kept on the modes
+    the LES advects (:func:`~pderepro.solvers.les_filters.advected_part`: all an LES state
+    holds after its spin-up), each ``(member, time, n_les, n_les)`` float64; the climate
+    dataset itself. Filtered one member at a time (a paper member is 400 x 1024^2 values)."""
     ds = open_netcdf(path, required=("w",), expect_attrs={"role": "climate"})
-    w = torch.as_tensor(
-        ds["w"].transpose("member", "time", "x", "y").to_numpy(), dtype=torch.float64
-    )
+    members = []
     with torch.no_grad():
-        w_bar = coarse_grain(w, n_les, kind).numpy()
-    ensemble = ds["ensemble"].to_numpy()
+        for member in range(ds.sizes["member"]):
+            w = ds["w"].isel(member=member).transpose("time", "x", "y").to_numpy()
+            w = torch.as_tensor(w, dtype=torch.float64)
+            members.append(advected_part(coarse_grain(w, n_les, kind)).numpy())
+    w_bar, ensemble = np.stack(members), ds["ensemble"].to_numpy()
     return w_bar[ensemble == 0], w_bar[ensemble == 1], ds
 
 
@@ -126,7 +131,7 @@ def run_online_turbulence(
     rows, curve_list = [], []
     for case, path in climates.items():
         reference_w, _, ds = _filtered_ensembles(path, n_les, system["filter"])
-        reference = field_statistics(reference_w, box, edges)
+        reference = field_statistics(reference_w, box, edges, n_sigma=online["tail_sigma"])
         problem = les_problem(system, setups[case], online["time_step"],
                               spinup_time + run_time, record_interval)  # fmt: skip
         fitted, meta = load_les_closure(checkpoint, expect={"closure": closure})
@@ -134,20 +139,23 @@ def run_online_turbulence(
         log.info("%s %s: %d LES of %g time units", closure, case, len(starts), problem.t_final)
         run = run_les(starts, problem, fitted, blowup_threshold=online["blowup_threshold"],
                       device="cpu")  # fmt: skip
-        spin = round(spinup_time / record_interval)
-        w = run.vorticity[:, spin + 1 :].numpy()  # (members, records, n, n)
-        stats = field_statistics(w, box, edges)
-        scores = a_posteriori_scores(stats, reference, w, k_max=k_max,
+        spin = whole_steps(spinup_time, record_interval, what="truth.spinup_time")
+        records = run.vorticity[:, spin + 1 :].numpy()  # (members, records, n, n)
+        kept = records[~run.blown_up]  # a blown-up run's states before detection count neither
+        stats = field_statistics(kept, box, edges, n_sigma=online["tail_sigma"])
+        scores = a_posteriori_scores(stats, reference, kept, k_max=k_max,
                                      n_sigma=online["tail_sigma"])  # fmt: skip
-        per_member_time = run.wall_time / (len(starts) * problem.t_final)
+        # the run stops once every member has blown up: time actually simulated
+        simulated = problem.t_final if not run.blown_up.all() else np.nanmax(run.blowup_time)
+        per_member_time = run.wall_time / (len(starts) * simulated)
         cost_ratio = per_member_time / float(ds.attrs["wall_s_per_member_time"])
         rows.append({"closure": closure, "label": meta["label"], "case": case, **scores,
                      "blowups": run.n_blowups, "cost_ratio": cost_ratio,
                      "members": len(starts)})  # fmt: skip
         log.info("%s %s: %s, %d/%d blew up, cost ratio %.3g", closure, case, scores,
                  run.n_blowups, len(starts), cost_ratio)  # fmt: skip
-        times = ds["time"].to_numpy()[: w.shape[1]]
-        curve_list.append(_case_curves(stats, reference, w, box))
+        times = spinup_time + record_interval * np.arange(1, records.shape[1] + 1)
+        curve_list.append(_case_curves(stats, reference, records, box))
         curve_list[-1]["blowup_time"] = run.blowup_time
     cases = list(climates)
     grid = np.arange(n_les) / n_les * box
@@ -163,15 +171,19 @@ def run_truth_floor_turbulence(
     *, climates: Mapping[str, str], system: Mapping[str, Any], online: Mapping[str, Any],
     metrics: str, curves: str,
 ) -> None:  # fmt: skip
-    """The noise floor: the second DNS ensemble, filtered, scored against the reference one;
-    the curves also keep one DNS snapshot and its filtered field for the figures."""
+    """The noise floor: the second DNS ensemble, filtered, scored against the reference one.
+
+    The curves also keep the truth statistics of the unfiltered reference DNS (``dns_*``:
+    spectra on the DNS's shells, PDF, standard deviation and tail mass) and one DNS snapshot
+    with its filtered field, for the figures.
+    """
     n_les, box = system["les_resolution"], system["box_size"]
     k_max, edges = advected_shells(n_les), _edges(online)
-    rows, curve_list, dns, filtered = [], [], [], []
+    rows, curve_list, dns, filtered, dns_stats = [], [], [], [], []
     for case, path in climates.items():
         reference_w, second, ds = _filtered_ensembles(path, n_les, system["filter"])
-        reference = field_statistics(reference_w, box, edges)
-        stats = field_statistics(second, box, edges)
+        reference = field_statistics(reference_w, box, edges, n_sigma=online["tail_sigma"])
+        stats = field_statistics(second, box, edges, n_sigma=online["tail_sigma"])
         scores = a_posteriori_scores(stats, reference, second, k_max=k_max,
                                      n_sigma=online["tail_sigma"])  # fmt: skip
         rows.append({"closure": "truth", "label": "DNS (second ensemble)", "case": case, **scores,
@@ -181,12 +193,17 @@ def run_truth_floor_turbulence(
         curve_list[-1]["blowup_time"] = np.full(len(second), np.nan)
         dns.append(ds["w"].isel(member=0, time=-1).transpose("x", "y").to_numpy())
         filtered.append(reference_w[0, -1])
+        members = ds.isel(member=ds["ensemble"].to_numpy() == 0)
+        dns_stats.append(truth_statistics(members, edges=edges, n_sigma=online["tail_sigma"]))
     grid = np.arange(n_les) / n_les * box
     out = _curves_dataset(list(climates), curve_list, edges=edges, times=times, grid=grid)
     out["blowup_time"] = (("case", "member"), np.stack([c["blowup_time"] for c in curve_list]))
     out["w_dns"] = (("case", "x_dns", "y_dns"), np.stack(dns))
     out["w_filtered"] = (("case", "x", "y"), np.stack(filtered))
     out = out.assign_coords(x_dns=ds["x"].to_numpy(), y_dns=ds["y"].to_numpy())
+    for name in ("enstrophy_spectrum", "energy_spectrum", "pdf", "sigma", "tail_mass"):
+        dims = {"pdf": ("bin",), "sigma": (), "tail_mass": ()}.get(name, ("shell_dns",))
+        out[f"dns_{name}"] = (("case", *dims), np.stack([st[name].to_numpy() for st in dns_stats]))
     out.attrs.update(label="DNS (second ensemble)", closure="truth", kind="truth", k_max=k_max,
                      sigma_truth=float(reference["sigma"]))  # fmt: skip
     _write(rows, out, metrics=metrics, curves=curves, title="DNS noise floor",

@@ -224,7 +224,8 @@ def fit_params(plan, study: str, closure: str, **_: Any) -> dict[str, Any]:
     if cfg["system"]["solver"] == "turbulence2d":
         run.pop("target")  # always the exact Pi
         run |= {"system": cfg["system"], "les_time_step": cfg["coarse"]["time_step"],
-                "smarl": cfg.get("smarl"), "seed": cfg["seed"]}  # fmt: skip
+                "smarl": cfg.get("smarl"), "seed": cfg["seed"],
+                "blowup_threshold": cfg["online"]["blowup_threshold"]}  # fmt: skip
     return run
 
 
