@@ -334,7 +334,7 @@ def train_smarl(
     agents_per_side: int, cs_max: float, action_interval: float, episode_time: float,
     timesteps: int, batch: int = 1, seed: int = 0, hidden: Sequence[int] = (64, 64),
     blowup_threshold: float | None = None, learning_rate: float = 3e-4, n_epochs: int = 10,
-    gamma: float = 0.95, progress: bool = True,
+    gamma: float = 0.95, action_std: float = 1.0, progress: bool = True,
 ) -> tuple[SmarlPolicy, pd.DataFrame]:  # fmt: skip
     """Train the SMARL closure by PPO (stable-baselines3) on :class:`LesAgentsEnv`.
 
@@ -356,6 +356,9 @@ def train_smarl(
         Hidden widths of the actor and of the critic.
     learning_rate, n_epochs, gamma
         PPO's Adam step, epochs per rollout and discount per action interval.
+    action_std : float
+        Initial standard deviation of the Gaussian actions (action units: [-1, 1] maps to
+        ``[0, cs_max]``); sb3's default is 1, which clips a large share of the samples.
     progress : bool
         Log one INFO line per ~10% of training (DEBUG otherwise).
 
@@ -379,7 +382,8 @@ def train_smarl(
     model = PPO(
         "MlpPolicy", venv, learning_rate=learning_rate, n_steps=env.n_actions,
         batch_size=_minibatch_size(rollout), n_epochs=n_epochs, gamma=gamma,
-        policy_kwargs={"net_arch": {"pi": hidden, "vf": hidden}, "activation_fn": nn.Tanh},
+        policy_kwargs={"net_arch": {"pi": hidden, "vf": hidden}, "activation_fn": nn.Tanh,
+                       "log_std_init": math.log(action_std)},
         seed=seed, device="cpu", verbose=0,
     )  # fmt: skip
     logger.info(
