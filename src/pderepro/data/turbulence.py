@@ -34,6 +34,10 @@ Evidence (one or two members from the GRF start, pooled snapshots of the second 
   ``nu = 1.6e-3`` (16 time units) the spectrum at ``K = 85`` is ``1e-5`` of the peak, with the
   same shallow last shells: the flattening is the cutoff's, and ``nu = 8e-4`` keeps the Reynolds
   number as high as the grid allows.
+- The beta-plane case ``beta = 20`` at ``256^2, nu = 8e-4`` diverged at ``t = 6.1`` with
+  ``h = 1e-3`` (its zonal jets are faster): the ``les_turbulence`` study's quick preset, which
+  runs both cases, steps the DNS at ``h = 5e-4`` (its sizes come from ``config/presets``;
+  :data:`TURBULENCE_PRESETS` is this module's own, for tests and by-hand runs).
 - ``128^2, nu = 3.2e-3`` (the same ``k_max / k_nu`` scaling from the paper, ``h = 2e-3``, CFL
   below 0.18), 100 time units: energy within 0.55-1.0 from ``t = 2`` to 100, enstrophy spectrum
   ``1.8e-4`` of its peak at ``K = 42``.

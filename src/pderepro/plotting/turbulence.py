@@ -102,7 +102,7 @@ def plot_spectra(
             # corners of the LES grid's square of modes, where the spectra fall off a cliff
             shells = shells[(shells >= 1) & (shells <= reference.sizes["x"] // 2)]
             ref = reference.sel(case=case, shell=shells)
-            spec = f"{var}_spectrum"
+            spec, bottom = f"{var}_spectrum", None
             ax.plot(shells, _positive(ref[f"{spec}_truth"]), label="filtered DNS",
                     **TRUTH_STYLE)  # fmt: skip
             if truth is not None:
@@ -114,8 +114,15 @@ def plot_spectra(
             if k_max is not None:
                 ax.axvline(k_max, color="0.3", linestyle=":", linewidth=1.0,
                            label=f"k_max = {int(k_max)}")  # fmt: skip
+                # beyond k_max the shells hold ever fewer advected modes and the spectra
+                # fall by decades: keep the axis on the scored range
+                scored = ref[f"{spec}_truth"].sel(shell=slice(1, int(k_max))).to_numpy()
+                if np.isfinite(scored).any() and np.nanmin(scored) > 0:
+                    bottom = 0.1 * np.nanmin(scored)
             ax.set(xscale="log", yscale="log", xlabel="shell K", ylabel=f"{var} spectrum {name}",
                    title=_case_title(case, training_setup, setups))  # fmt: skip
+            if bottom is not None:
+                ax.set_ylim(bottom=bottom)
             _integer_shell_ticks(ax)
     legend_outside(axes[0, -1])
     fig.suptitle(f"{title}: shell spectra", fontsize="medium")

@@ -150,8 +150,8 @@ def run_online_turbulence(
         per_member_time = run.wall_time / (len(starts) * simulated)
         cost_ratio = per_member_time / float(ds.attrs["wall_s_per_member_time"])
         rows.append({"closure": closure, "label": meta["label"], "case": case, **scores,
-                     "blowups": run.n_blowups, "cost_ratio": cost_ratio,
-                     "members": len(starts)})  # fmt: skip
+                     "blowups": run.n_blowups, "cost_ratio": cost_ratio, "members": len(starts),
+                     "reference_tail_mass": float(reference["tail_mass"])})  # fmt: skip
         log.info("%s %s: %s, %d/%d blew up, cost ratio %.3g", closure, case, scores,
                  run.n_blowups, len(starts), cost_ratio)  # fmt: skip
         times = spinup_time + record_interval * np.arange(1, records.shape[1] + 1)
@@ -187,7 +187,8 @@ def run_truth_floor_turbulence(
         scores = a_posteriori_scores(stats, reference, second, k_max=k_max,
                                      n_sigma=online["tail_sigma"])  # fmt: skip
         rows.append({"closure": "truth", "label": "DNS (second ensemble)", "case": case, **scores,
-                     "blowups": 0, "cost_ratio": 1.0, "members": len(second)})  # fmt: skip
+                     "blowups": 0, "cost_ratio": 1.0, "members": len(second),
+                     "reference_tail_mass": float(reference["tail_mass"])})  # fmt: skip
         times = ds["time"].to_numpy()
         curve_list.append(_case_curves(stats, reference, second, box))
         curve_list[-1]["blowup_time"] = np.full(len(second), np.nan)
@@ -232,6 +233,9 @@ def run_closure_tables_turbulence(
         "unclosed LES predicts Pi = 0 (no correlation).",
     )  # fmt: skip
     members = int(max(f["members"].max() for f in on))
+    reference_tails = pd.concat(on).drop_duplicates("case").set_index("case")
+    tails = ", ".join(f"{case} {mass:.2g}" for case, mass in
+                      reference_tails["reference_tail_mass"].items())  # fmt: skip
     pdf = online_settings["pdf"]
     caption = (
         f"A posteriori: {members} LES per case on the LES grid, each from a filtered "
@@ -240,7 +244,8 @@ def run_closure_tables_turbulence(
         "errors: mean over the advected shells 1..k_max of |ln(E / E_DNS)|; pdf_hellinger on "
         f"{pdf['bins']} bins over [{pdf['low']:g}, {pdf['high']:g}] (1/time); tail_ratio: mass "
         f"beyond {online_settings['tail_sigma']:g} sigma of the reference over the reference's "
-        "(1 = matching tails); blowups: runs that left |w| <= "
+        f"(1 = matching tails; the reference's tail mass: {tails}, so a small one makes the "
+        "ratio coarse); blowups: runs that left |w| <= "
         f"{online_settings['blowup_threshold']:g}, scored on the rest; cost_ratio: wall time "
         "per member and simulated time unit against the DNS's, both measured here."
     )

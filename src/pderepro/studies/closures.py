@@ -101,9 +101,11 @@ class ClosuresKind(StudyKind):
         if solver == "turbulence2d":
             online = (
                 "A posteriori skill of the LES with each closure in every case: log errors of "
-                "the enstrophy and energy spectra and the Hellinger distance of the vorticity "
-                "PDF against the filtered DNS, tail mass beyond 3 sigma relative to the DNS's, "
-                "blow-ups, and cost per simulated time unit relative to the DNS; the row "
+                "the enstrophy and energy spectra over the advected shells and the Hellinger "
+                "distance of the vorticity PDF against the filtered DNS (its modes the LES "
+                f"advects), tail mass beyond {study['online']['tail_sigma']:g} sigma relative "
+                "to the DNS's, blow-ups, and cost per simulated time unit relative to the DNS; "
+                "the row "
                 f"'truth' is a second DNS ensemble, the noise floor. {truth['climate_members']}"
                 f" LES runs x {truth['climate_time']:g} time units per case. {sizes}"
             )
