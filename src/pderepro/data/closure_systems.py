@@ -88,6 +88,11 @@ class ClosureSystemSpec:
         :class:`ValueError` with the offending key.
     uses_forecasts : bool
         Whether the online stage runs the ``forecast`` experiment (then required).
+    fit_params, online_params, floor_params : callable
+        ``(study, closure) -> dict``, ``study -> dict``, ``study -> dict``: the settings the
+        system's ``fit_closure``, ``evaluate_online`` and ``truth_floor`` stages take.
+    online_caption : callable
+        ``study -> str``: what the online table measures, for the summary and the report.
     """
 
     solver: str
@@ -100,6 +105,10 @@ class ClosureSystemSpec:
     online_s_per_step: float
     setup_parameter: str
     figures: tuple[str, ...]
+    fit_params: Callable[[Mapping[str, Any], str], dict[str, Any]]
+    online_params: Callable[[Mapping[str, Any]], dict[str, Any]]
+    floor_params: Callable[[Mapping[str, Any]], dict[str, Any]]
+    online_caption: Callable[[Mapping[str, Any]], str]
     checks: Callable[[str, Mapping[str, Any]], None] = field(default=lambda where, study: None)
     uses_forecasts: bool = False
 
@@ -188,6 +197,61 @@ def _turbulence_step_seconds(system: Mapping[str, Any]) -> float:
     return 1.0e-3 * (n / 256) ** 2 * math.log(n) / math.log(256)
 
 
+def _online_settings(study: Mapping[str, Any]) -> dict[str, Any]:
+    return {**study["online"], "time_step": study["coarse"]["time_step"]}
+
+
+def _lorenz96_fit(study: Mapping[str, Any], closure: str) -> dict[str, Any]:
+    return {"spec": study["closures"][closure], "target": study["coarse"]["target"],
+            "training": study["training"]}  # fmt: skip
+
+
+def _lorenz96_online(study: Mapping[str, Any]) -> dict[str, Any]:
+    return {"setups": study["setups"], "online": _online_settings(study),
+            "forecast": study["forecast"], "spinup_time": study["truth"]["spinup_time"],
+            "seed": study["seed"]}  # fmt: skip
+
+
+def _lorenz96_caption(study: Mapping[str, Any]) -> str:
+    truth = study["truth"]
+    return (
+        "Online skill of the coarse model with each closure in every setup: climate "
+        "distance to the truth (Hellinger, KL, Wasserstein-1), autocorrelation error, "
+        "forecast RMSE and blow-ups; the row 'truth' is a second truth ensemble, the "
+        f"noise floor. {truth['climate_members']} members x {truth['climate_time']:g} "
+        "time units per setup."
+    )
+
+
+def _turbulence_fit(study: Mapping[str, Any], closure: str) -> dict[str, Any]:
+    # the target is always the exact Pi; SMARL's episodes end where the online runs blow up
+    return {"spec": study["closures"][closure], "training": study["training"],
+            "system": study["system"], "les_time_step": study["coarse"]["time_step"],
+            "smarl": study.get("smarl"), "seed": study["seed"],
+            "blowup_threshold": study["online"]["blowup_threshold"]}  # fmt: skip
+
+
+def _turbulence_online(study: Mapping[str, Any]) -> dict[str, Any]:
+    truth = study["truth"]
+    return {"system": study["system"], "setups": study["setups"],
+            "online": _online_settings(study), "spinup_time": truth["spinup_time"],
+            "run_time": truth["climate_time"],
+            "record_interval": truth["climate_save_interval"]}  # fmt: skip
+
+
+def _turbulence_caption(study: Mapping[str, Any]) -> str:
+    truth = study["truth"]
+    return (
+        "A posteriori skill of the LES with each closure in every case: log errors of the "
+        "enstrophy and energy spectra over the advected shells and the Hellinger distance of "
+        "the vorticity PDF against the filtered DNS (its modes the LES advects), tail mass "
+        f"beyond {study['online']['tail_sigma']:g} sigma relative to the DNS's, blow-ups, and "
+        "cost per simulated time unit relative to the DNS; the row 'truth' is a second DNS "
+        f"ensemble, the noise floor. {truth['climate_members']} LES runs x "
+        f"{truth['climate_time']:g} time units per case."
+    )
+
+
 #: Every closure system's spec, by ``system.solver``.
 CLOSURE_SYSTEMS: dict[str, ClosureSystemSpec] = {
     "lorenz96": ClosureSystemSpec(
@@ -211,6 +275,10 @@ CLOSURE_SYSTEMS: dict[str, ClosureSystemSpec] = {
         ),  # fmt: skip
         checks=_lorenz96_checks,
         uses_forecasts=True,
+        fit_params=_lorenz96_fit,
+        online_params=_lorenz96_online,
+        floor_params=lambda study: {"online": study["online"]},
+        online_caption=_lorenz96_caption,
     ),
     "turbulence2d": ClosureSystemSpec(
         solver="turbulence2d",
@@ -228,6 +296,10 @@ CLOSURE_SYSTEMS: dict[str, ClosureSystemSpec] = {
         setup_parameter="beta",
         figures=("spectra", "vorticity_pdfs", "rl_training", "vorticity_fields"),
         checks=_turbulence_checks,
+        fit_params=_turbulence_fit,
+        online_params=_turbulence_online,
+        floor_params=lambda study: {"online": study["online"], "system": study["system"]},
+        online_caption=_turbulence_caption,
     ),
 }
 

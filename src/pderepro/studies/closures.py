@@ -98,25 +98,7 @@ class ClosuresKind(StudyKind):
             f"{study['training']['epochs']} epochs (network closures)."
         )
         offline = f"Offline skill on held-out truth pairs in every setup. {sizes}"
-        if solver == "turbulence2d":
-            online = (
-                "A posteriori skill of the LES with each closure in every case: log errors of "
-                "the enstrophy and energy spectra over the advected shells and the Hellinger "
-                "distance of the vorticity PDF against the filtered DNS (its modes the LES "
-                f"advects), tail mass beyond {study['online']['tail_sigma']:g} sigma relative "
-                "to the DNS's, blow-ups, and cost per simulated time unit relative to the DNS; "
-                "the row "
-                f"'truth' is a second DNS ensemble, the noise floor. {truth['climate_members']}"
-                f" LES runs x {truth['climate_time']:g} time units per case. {sizes}"
-            )
-        else:
-            online = (
-                "Online skill of the coarse model with each closure in every setup: climate "
-                "distance to the truth (Hellinger, KL, Wasserstein-1), autocorrelation error, "
-                "forecast RMSE and blow-ups; the row 'truth' is a second truth ensemble, the "
-                f"noise floor. {truth['climate_members']} members x {truth['climate_time']:g} "
-                f"time units per setup. {sizes}"
-            )
+        online = f"{closure_system(solver).online_caption(study)} {sizes}"
         return SummarySection(  # fitted and run on the CPU: no device line
             title=study["title"],
             tables=[f"results/{name}/tables/{t}.md" for t in ("offline", "online")],
@@ -218,17 +200,7 @@ def closure_validation(plan, study: str, **_: Any) -> str:
 
 def fit_params(plan, study: str, closure: str, **_: Any) -> dict[str, Any]:
     cfg = plan.studies[study]
-    run = {
-        "spec": cfg["closures"][closure],
-        "target": cfg["coarse"]["target"],
-        "training": cfg["training"],
-    }
-    if cfg["system"]["solver"] == "turbulence2d":
-        run.pop("target")  # always the exact Pi
-        run |= {"system": cfg["system"], "les_time_step": cfg["coarse"]["time_step"],
-                "smarl": cfg.get("smarl"), "seed": cfg["seed"],
-                "blowup_threshold": cfg["online"]["blowup_threshold"]}  # fmt: skip
-    return run
+    return closure_system(cfg["system"]["solver"]).fit_params(cfg, closure)
 
 
 def closure_tests(plan, study: str, **_: Any) -> dict[str, str]:
@@ -247,22 +219,7 @@ def scatter_points(plan, study: str, **_: Any) -> int:
 
 def online_params(plan, study: str, **_: Any) -> dict[str, Any]:
     cfg = plan.studies[study]
-    if cfg["system"]["solver"] == "turbulence2d":
-        return {
-            "system": cfg["system"],
-            "setups": cfg["setups"],
-            "online": {**cfg["online"], "time_step": cfg["coarse"]["time_step"]},
-            "spinup_time": cfg["truth"]["spinup_time"],
-            "run_time": cfg["truth"]["climate_time"],
-            "record_interval": cfg["truth"]["climate_save_interval"],
-        }
-    return {
-        "setups": cfg["setups"],
-        "online": {**cfg["online"], "time_step": cfg["coarse"]["time_step"]},
-        "forecast": cfg["forecast"],
-        "spinup_time": cfg["truth"]["spinup_time"],
-        "seed": cfg["seed"],
-    }
+    return closure_system(cfg["system"]["solver"]).online_params(cfg)
 
 
 def scoring_params(plan, study: str, **_: Any) -> dict[str, Any]:
@@ -271,12 +228,9 @@ def scoring_params(plan, study: str, **_: Any) -> dict[str, Any]:
 
 
 def floor_params(plan, study: str, **_: Any) -> dict[str, Any]:
-    """The noise floor's settings: the scoring ones (and the LES grid, for 2-D turbulence)."""
+    """The noise floor's settings: the scoring ones, and what else the system needs."""
     cfg = plan.studies[study]
-    run = scoring_params(plan, study)
-    if cfg["system"]["solver"] == "turbulence2d":
-        run["system"] = cfg["system"]
-    return run
+    return closure_system(cfg["system"]["solver"]).floor_params(cfg)
 
 
 def _closure_metric_files(plan, study: str, kind: str) -> list[str]:
