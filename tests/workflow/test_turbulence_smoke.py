@@ -27,21 +27,25 @@ def turbulence_run(tmp_path_factory):
 def test_online_table_scores_every_closure_beside_the_noise_floor(turbulence_run):
     table = pd.read_csv(turbulence_run / f"{STUDY}/tables/online.csv")
     assert list(table.columns) == ONLINE_COLUMNS
-    assert set(table["closure"]) == CLOSURES | {"truth"} and set(table["case"]) == {"kf4"}
+    assert set(table["closure"]) == CLOSURES | {"truth"}
+    assert set(table["case"]) == {"kf4", "beta20"} and len(table) == 2 * (len(CLOSURES) + 1)
     scored = table[table["blowups"] == 0]
     for column in ("enstrophy_spectrum_log_error", "energy_spectrum_log_error", "pdf_hellinger"):
         assert scored[column].map(math.isfinite).all(), column
     assert (table["cost_ratio"] > 0).all()
-    floor = table.set_index("closure").loc["truth"]
-    assert floor["cost_ratio"] == 1.0 and floor["blowups"] == 0
+    floor = table[table["closure"] == "truth"]
+    assert (floor["cost_ratio"] == 1.0).all() and (floor["blowups"] == 0).all()
 
 
 def test_offline_table_and_figures(turbulence_run):
     table = pd.read_csv(turbulence_run / f"{STUDY}/tables/offline.csv")
     assert list(table.columns) == OFFLINE_COLUMNS and set(table["closure"]) == CLOSURES
-    correlation = table.set_index("closure")["pi_correlation"]
-    assert math.isnan(correlation["none"])  # Pi = 0 correlates with nothing
-    assert correlation.drop("none").map(math.isfinite).all()
+    assert len(table) == 2 * len(CLOSURES)  # both cases
+    none = table["closure"] == "none"
+    assert table.loc[none, "pi_correlation"].isna().all()  # Pi = 0 correlates with nothing
+    # (so may dynamic Smagorinsky: its coefficient is clipped at 0, all of it at smoke's kf4)
+    active = table["closure"].isin(["smagorinsky", "leith", "cnn", "smarl"])
+    assert table.loc[active, "pi_correlation"].map(math.isfinite).all()
     for name in ("spectra", "vorticity_pdfs", "rl_training", "vorticity_fields"):
         assert (turbulence_run / f"{STUDY}/figures/{name}.png").stat().st_size > 10_000
     assert "les_turbulence" in (turbulence_run / "results/summary.md").read_text()
