@@ -129,6 +129,14 @@ def plot_spectra(
     _save(fig, outputs, "spectra")
 
 
+def _case_sigma(ds: xr.Dataset, case: str) -> float:
+    """The reference's vorticity standard deviation in ``case``: the per-case variable where
+    the curves have it, else the file's attribute."""
+    if "sigma_truth" in ds.data_vars and case in ds["case"]:
+        return float(ds["sigma_truth"].sel(case=case))
+    return float(ds.attrs.get("sigma_truth", 1.0))
+
+
 def plot_vorticity_pdfs(
     online: Sequence[xr.Dataset],
     table: pd.DataFrame,
@@ -147,11 +155,11 @@ def plot_vorticity_pdfs(
     reference = truth if truth is not None else online[0]
     colours = _palette([ds.attrs["label"] for ds in models])
     cases = _cases(reference, setups)
-    sigma = float(reference.attrs.get("sigma_truth", 1.0))
     fig, axes = _panels(len(cases), width=3.8)
     fig.set_layout_engine("constrained")  # keeps the suptitle clear of the panel titles
     for ax, case in zip(axes, cases, strict=True):
         ref = reference.sel(case=case)
+        sigma = _case_sigma(reference, case)
         x = np.asarray(ref["w_value"], dtype=float) / sigma
         width = np.gradient(x) if x.size > 1 else np.ones_like(x)  # normalised bin widths
         ax.plot(x, _positive(ref["pdf_truth"] / width), label="filtered DNS", **TRUTH_STYLE)
@@ -162,10 +170,10 @@ def plot_vorticity_pdfs(
         for sign in (-1, 1):
             ax.axvline(sign * TAIL_SIGMA, color="0.3", linestyle=":", linewidth=1.0,
                        label=f"±{TAIL_SIGMA:g}σ tail" if sign > 0 else None)  # fmt: skip
-        ax.set(yscale="log", xlabel="w / σ_truth", ylabel="probability density",
-               title=_case_title(case, training_setup, setups))  # fmt: skip
+        panel = f"{_case_title(case, training_setup, setups)}, σ_truth = {sigma:.3g}"
+        ax.set(yscale="log", xlabel="w / σ_truth", ylabel="probability density", title=panel)
     legend_outside(axes[-1])
-    fig.suptitle(f"{title}: vorticity PDFs (σ_truth = {sigma:.3g})", fontsize="medium")
+    fig.suptitle(f"{title}: vorticity PDFs", fontsize="medium")
     _save(fig, outputs, "vorticity_pdfs")
 
 
@@ -248,7 +256,7 @@ def plot_vorticity_fields(
     if scale_from is not None and np.isfinite(scale_from).any():
         vmax = TAIL_SIGMA * float(np.nanstd(scale_from))
     else:  # no filtered DNS: fall back to the reference sigma of the curves
-        vmax = TAIL_SIGMA * float(online[0].attrs.get("sigma_truth", 1.0))
+        vmax = TAIL_SIGMA * _case_sigma(online[0], training_setup)
     vmax = vmax if np.isfinite(vmax) and vmax > 0 else 1.0
     ncols = min(4, len(panels))
     nrows = -(-len(panels) // ncols)

@@ -97,6 +97,8 @@ def _curves_dataset(cases: list[str], curves: list[dict], *, edges, times, grid)
         "energy_series": ("member", "record"), "w_final": ("x", "y"),
     }  # fmt: skip
     data = {name: (("case", *d), np.stack([c[name] for c in curves])) for name, d in dims.items()}
+    # the reference's vorticity standard deviation per case (the PDF figure's unit)
+    data["sigma_truth"] = (("case",), np.array([c["sigma_truth"] for c in curves]))
     return xr.Dataset(
         data,
         coords={"case": cases, "w_value": ("bin", 0.5 * (edges[1:] + edges[:-1])),
@@ -157,6 +159,7 @@ def run_online_turbulence(
         times = spinup_time + record_interval * np.arange(1, records.shape[1] + 1)
         curve_list.append(_case_curves(stats, reference, records, box))
         curve_list[-1]["blowup_time"] = run.blowup_time
+        curve_list[-1]["sigma_truth"] = float(reference["sigma"])
     cases = list(climates)
     grid = np.arange(n_les) / n_les * box
     out = _curves_dataset(cases, curve_list, edges=edges, times=times, grid=grid)
@@ -192,6 +195,7 @@ def run_truth_floor_turbulence(
         times = ds["time"].to_numpy()
         curve_list.append(_case_curves(stats, reference, second, box))
         curve_list[-1]["blowup_time"] = np.full(len(second), np.nan)
+        curve_list[-1]["sigma_truth"] = float(reference["sigma"])
         dns.append(ds["w"].isel(member=0, time=-1).transpose("x", "y").to_numpy())
         filtered.append(reference_w[0, -1])
         members = ds.isel(member=ds["ensemble"].to_numpy() == 0)
