@@ -170,7 +170,7 @@ def plot_vorticity_pdfs(
         for sign in (-1, 1):
             ax.axvline(sign * TAIL_SIGMA, color="0.3", linestyle=":", linewidth=1.0,
                        label=f"±{TAIL_SIGMA:g}σ tail" if sign > 0 else None)  # fmt: skip
-        panel = f"{_case_title(case, training_setup, setups)}, σ_truth = {sigma:.3g}"
+        panel = f"{_case_title(case, training_setup, setups)}\nσ_truth = {sigma:.3g}"
         ax.set(yscale="log", xlabel="w / σ_truth", ylabel="probability density", title=panel)
     legend_outside(axes[-1])
     fig.suptitle(f"{title}: vorticity PDFs", fontsize="medium")
