@@ -26,13 +26,8 @@ from pderepro.models.smarl import (
 from pderepro.solvers.les import run_les
 from pderepro.solvers.les_closures import Smagorinsky
 from pderepro.solvers.navier_stokes_problem import NavierStokesProblem
-from pderepro.training.smarl import (
-    BLOWUP_REWARD,
-    CURVE_COLUMNS,
-    AgentsVecEnv,
-    LesAgentsEnv,
-    train_smarl,
-)
+from pderepro.training.smarl import CURVE_COLUMNS, train_smarl
+from pderepro.training.smarl_env import BLOWUP_REWARD, AgentsVecEnv, LesAgentsEnv
 
 L = 2.0 * math.pi
 N = 16

@@ -10,7 +10,7 @@ subgrid term is the Smagorinsky one with that per-point coefficient,
 ``Pi = -div((C_s Delta)^2 |S| grad w)`` (:class:`~pderepro.solvers.les_closures.Smagorinsky`).
 :class:`SmarlClosure` is the trained closure in the protocol of
 :mod:`pderepro.solvers.les_closures`; the environment and the PPO training are in
-:mod:`pderepro.training.smarl`.
+:mod:`pderepro.training.smarl_env` and :mod:`pderepro.training.smarl`.
 
 Observations are the patch means of ``w^2`` (1/time^2), ``|grad w|^2`` (1/(length^2 time^2))
 and ``|S|^2`` (1/time^2), each divided by its domain mean over a reference set of fields
