@@ -51,6 +51,7 @@ def _online(closure: str, label: str, rng: np.random.Generator, *, blown: bool =
                 ("case", "member"),
                 np.full((len(cases), members), 3.0 if blown else np.nan),
             ),  # fmt: skip
+            "sigma_truth": (("case",), np.full(len(cases), 2.0)),
         },
         coords={
             "case": cases,
@@ -63,7 +64,7 @@ def _online(closure: str, label: str, rng: np.random.Generator, *, blown: bool =
             "x": grid,
             "y": grid,
         },  # fmt: skip
-        attrs={"closure": closure, "label": label, "k_max": 5, "sigma_truth": 2.0},
+        attrs={"closure": closure, "label": label, "k_max": 5, "tail_sigma": 3.0},
     )
     if closure == "truth":
         grid_dns = np.linspace(0, 2 * np.pi, N_DNS, endpoint=False)

@@ -27,11 +27,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 SCHEMA_DIR = Path(__file__).parent / "schemas"
 
 #: Truth-run roles: "pairs" keep the full state for coarse-graining, "climate" two
 #: ensembles of the resolved state only.
 ROLES = ("pairs", "climate")
+#: Splits of the coarse-grained pairs (contiguous time blocks, in this order).
+SPLITS = ("train", "validation", "test")
 
 
 def truth_run_size(truth: Mapping[str, Any], role: str) -> tuple[int, float, float]:
@@ -53,6 +57,12 @@ def truth_run_size(truth: Mapping[str, Any], role: str) -> tuple[int, float, flo
     raise ValueError(f"unknown truth role {role!r}; expected one of {ROLES}")
 
 
+def truth_seed(base_seed: int, role: str, setup_value: float) -> int:
+    """Seed of one truth run, distinct per role and setup (the setup's parameter value)."""
+    entropy = [base_seed, ROLES.index(role), round(1000 * setup_value)]
+    return int(np.random.SeedSequence(entropy).generate_state(1, dtype=np.uint32)[0])
+
+
 @dataclass(frozen=True)
 class ClosureSystemSpec:
     """What the workflow knows about one truth system of closure studies.
@@ -69,7 +79,7 @@ class ClosureSystemSpec:
     coarse_values : callable
         ``system -> int``: values of one coarse (resolved) state.
     coarse_grain_params : callable
-        ``system -> dict``: the system parameters its coarse-graining needs.
+        ``study -> dict``: the settings its coarse-graining needs (besides the split).
     truth_s_per_step : callable
         ``system -> float``: truth run time per trajectory and time step on one core (s),
         measured.
@@ -99,7 +109,7 @@ class ClosureSystemSpec:
     closure_families: tuple[str, ...]
     state_values: Callable[[Mapping[str, Any], str], int]
     coarse_values: Callable[[Mapping[str, Any]], int]
-    coarse_grain_params: Callable[[Mapping[str, Any]], dict[str, Any]]
+    coarse_grain_params: Callable[[Mapping[str, Any]], dict[str, Any]]  # study -> settings
     truth_s_per_step: Callable[[Mapping[str, Any]], float]
     fit_s_per_state_epoch: float
     online_s_per_step: float
@@ -260,8 +270,11 @@ CLOSURE_SYSTEMS: dict[str, ClosureSystemSpec] = {
         # pairs keep X and Y (K (J + 1) values), climate runs X only
         state_values=lambda system, role: system["K"] * (system["J"] + 1 if role == "pairs" else 1),
         coarse_values=lambda system: system["K"],
-        # the subgrid tendency -(h c / b) sum_j Y
-        coarse_grain_params=lambda system: {"coupling": system["h"] * system["c"] / system["b"]},
+        # the coarse step, and the subgrid tendency's coupling -(h c / b) sum_j Y
+        coarse_grain_params=lambda study: {
+            "coarse_step": study["coarse"]["time_step"],
+            "coupling": study["system"]["h"] * study["system"]["c"] / study["system"]["b"],
+        },  # fmt: skip
         truth_s_per_step=lambda system: 5e-6,  # numba RK4, one trajectory
         fit_s_per_state_epoch=6e-5,  # FNO closure, one training ring
         online_s_per_step=2e-3,  # FNO closure, a batch of 100 runs
@@ -286,9 +299,10 @@ CLOSURE_SYSTEMS: dict[str, ClosureSystemSpec] = {
         # both roles keep the DNS vorticity; the coarse state is the LES vorticity
         state_values=lambda system, role: system["resolution"] ** 2,
         coarse_values=lambda system: system["les_resolution"] ** 2,
-        coarse_grain_params=lambda system: {
-            "les_resolution": system["les_resolution"],
-            "filter": system["filter"],
+        # the pairs are snapshots: the LES grid and filter, no step
+        coarse_grain_params=lambda study: {
+            "les_resolution": study["system"]["les_resolution"],
+            "filter": study["system"]["filter"],
         },  # fmt: skip
         truth_s_per_step=_turbulence_step_seconds,
         fit_s_per_state_epoch=5e-3,  # CNN closure, one 32^2 sample

@@ -16,11 +16,20 @@ Conventions (also written into the online table's notes):
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import numpy as np
 from scipy.stats import wasserstein_distance
 
 #: Probability floor of the model PDF in the KL divergence.
 KL_FLOOR = 1e-6
+
+
+def histogram_edges(pdf: Mapping[str, Any]) -> np.ndarray:
+    """Bin edges ``(bins + 1,)`` of a study's ``online.pdf`` setting (``low``, ``high``,
+    ``bins``), shared by every run the study scores."""
+    return np.linspace(pdf["low"], pdf["high"], pdf["bins"] + 1)
 
 
 def histogram_pdf(values: np.ndarray, edges: np.ndarray) -> np.ndarray:

@@ -50,18 +50,14 @@ def advected_shells(n_les: int) -> int:
 
 
 def load_les_closure(
-    path: str | Path, *, steps_per_action: int | None = None,
-    expect: Mapping[str, Any] | None = None,
-) -> tuple[Closure, dict]:  # fmt: skip
+    path: str | Path, *, expect: Mapping[str, Any] | None = None
+) -> tuple[Closure, dict]:
     """The LES closure in a ``fit_closure`` checkpoint and its metadata.
 
     Parameters
     ----------
     path : path
         Checkpoint written by :func:`pderepro.stages.turbulence.run_fit_closure_turbulence`.
-    steps_per_action : int, optional
-        SMARL only: LES steps between the agents' actions (the training's action interval
-        over the LES step); defaults to the checkpoint's.
     expect : mapping, optional
         Metadata entries that must match (e.g. ``{"closure": "cnn"}``).
 
@@ -89,7 +85,7 @@ def load_les_closure(
         closure = SmarlClosure(
             policy.eval(), agents_per_side=meta["agents_per_side"], cs_max=meta["cs_max"],
             scales=np.asarray(meta["scales"]),
-            steps_per_action=steps_per_action or meta["steps_per_action"],
+            steps_per_action=meta["steps_per_action"],  # as in training
         )  # fmt: skip
         return closure, meta
     raise CheckpointError(f"{path}: unknown LES closure kind {kind!r}")
@@ -114,7 +110,8 @@ def offline_scores(
     Returns
     -------
     (dict, numpy.ndarray)
-        ``pi_correlation`` (Pearson, over all points; NaN for a closure that predicts zero) and
+        ``pi_correlation`` (Pearson, over all grid points of the advected parts; NaN for a
+        closure that predicts zero) and
         ``pi_rmse`` (1/time^2); the predictions ``(N, n, n)``.
     """
     preds = []

@@ -309,22 +309,26 @@ ONLINE_COLUMNS = [
 ]
 
 
-def closure_table(frames: Sequence[pd.DataFrame], columns: Sequence[str]) -> pd.DataFrame:
+def closure_table(
+    frames: Sequence[pd.DataFrame], columns: Sequence[str], *, setup: str = "setup"
+) -> pd.DataFrame:
     """Stack per-closure metrics: setups in order of first appearance, closures as given.
 
     Parameters
     ----------
     frames : sequence of pandas.DataFrame
-        One per closure (and the truth floor), each with a ``closure`` and ``setup`` column.
+        One per closure (and the truth floor), each with a ``closure`` and a setup column.
     columns : sequence of str
         Columns to keep, e.g. :data:`ONLINE_COLUMNS`.
+    setup : str
+        Name of the setup column (2-D turbulence calls its setups cases).
     """
     table = pd.concat(frames, ignore_index=True)
-    setups = list(dict.fromkeys(table["setup"]))
+    setups = list(dict.fromkeys(table[setup]))
     closures = list(dict.fromkeys(table["closure"]))
     table = table.sort_values(
-        ["setup", "closure"],
-        key=lambda c: c.map((setups if c.name == "setup" else closures).index),
+        [setup, "closure"],
+        key=lambda c: c.map((setups if c.name == setup else closures).index),
         kind="stable",
     )
     return table[list(columns)].reset_index(drop=True)

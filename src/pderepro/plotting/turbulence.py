@@ -23,7 +23,7 @@ from pderepro.plotting.style import apply_theme, legend_outside
 log = logging.getLogger(__name__)
 
 SMAGORINSKY_CS = 0.17  # textbook (Lilly) constant, the reference line of the C_s panel
-TAIL_SIGMA = 3.0  # |w| / sigma beyond which the PDF counts as tail
+TAIL_SIGMA = 3.0  # half-width of the fields' colour scale in reference sigmas
 FLOOR_STYLE = {"color": "0.5", "linewidth": 0.9, "linestyle": "--", "zorder": 4}
 NO_RL_TEXT = "no RL closure in this study"
 
@@ -130,11 +130,8 @@ def plot_spectra(
 
 
 def _case_sigma(ds: xr.Dataset, case: str) -> float:
-    """The reference's vorticity standard deviation in ``case``: the per-case variable where
-    the curves have it, else the file's attribute."""
-    if "sigma_truth" in ds.data_vars and case in ds["case"]:
-        return float(ds["sigma_truth"].sel(case=case))
-    return float(ds.attrs.get("sigma_truth", 1.0))
+    """The reference's vorticity standard deviation in ``case`` (1/time)."""
+    return float(ds["sigma_truth"].sel(case=case))
 
 
 def plot_vorticity_pdfs(
@@ -148,8 +145,8 @@ def plot_vorticity_pdfs(
     """PDF of vorticity in units of the reference sigma, one log-y panel per case.
 
     The density is per unit of ``w / sigma_truth`` (mass per bin over the normalised bin
-    width), so curves of different cases share a scale; dotted lines mark the +-3 sigma
-    tail threshold.
+    width), so curves of different cases share a scale; dotted lines mark the tail threshold
+    (the curves' ``tail_sigma``).
     """
     models, truth = _split(online)
     reference = truth if truth is not None else online[0]
@@ -167,9 +164,10 @@ def plot_vorticity_pdfs(
             pdf = ds.sel(case=case)["pdf"]
             ax.plot(x, _positive(pdf / width), label=_legend_label(table, ds),
                     color=colours[ds.attrs["label"]])  # fmt: skip
+        tail = float(reference.attrs["tail_sigma"])  # where the tail ratio begins
         for sign in (-1, 1):
-            ax.axvline(sign * TAIL_SIGMA, color="0.3", linestyle=":", linewidth=1.0,
-                       label=f"±{TAIL_SIGMA:g}σ tail" if sign > 0 else None)  # fmt: skip
+            ax.axvline(sign * tail, color="0.3", linestyle=":", linewidth=1.0,
+                       label=f"±{tail:g}σ tail" if sign > 0 else None)  # fmt: skip
         panel = f"{_case_title(case, training_setup, setups)}\nσ_truth = {sigma:.3g}"
         ax.set(yscale="log", xlabel="w / σ_truth", ylabel="probability density", title=panel)
     legend_outside(axes[-1])

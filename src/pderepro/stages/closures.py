@@ -13,7 +13,7 @@ import pandas as pd
 import torch
 import xarray as xr
 
-from pderepro.data.closure_systems import ROLES, truth_run_size
+from pderepro.data.closure_systems import SPLITS, truth_run_size, truth_seed
 from pderepro.data.io import atomic_write, ensure_free_space, open_netcdf, write_netcdf
 from pderepro.data.lorenz96_truth import (
     TARGETS,
@@ -34,14 +34,6 @@ from pderepro.training.checkpoint import fingerprint, save_checkpoint
 from pderepro.training.loop import TrainingConfig, train
 
 log = logging.getLogger(__name__)
-
-SPLITS = ("train", "validation", "test")
-
-
-def role_seed(base_seed: int, role: str, forcing: float) -> int:
-    """Seed of one truth run, distinct per role and forcing."""
-    entropy = [base_seed, ROLES.index(role), round(1000 * forcing)]
-    return int(np.random.SeedSequence(entropy).generate_state(1, dtype=np.uint32)[0])
 
 
 def run_generate_truth(
@@ -70,7 +62,7 @@ def run_generate_truth(
     members, run_time, interval = truth_run_size(truth, role)
     per_state = problem.K * (problem.J + 1 if role == "pairs" else 1) * 4
     ensure_free_space(output, 1.2 * members * run_time / interval * per_state + 1e6, what=role)
-    run_seed = role_seed(seed, role, forcing)
+    run_seed = truth_seed(seed, role, forcing)
     ds = truth_run(
         problem, members=members, spinup_time=truth["spinup_time"], run_time=run_time,
         save_interval=interval, seed=run_seed, store_fast=role == "pairs",

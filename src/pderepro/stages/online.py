@@ -12,7 +12,7 @@ import xarray as xr
 
 from pderepro.data.io import atomic_write, open_netcdf, write_netcdf
 from pderepro.data.provenance import provenance_attrs
-from pderepro.evaluation.climate import climate_distances
+from pderepro.evaluation.climate import climate_distances, histogram_edges
 from pderepro.evaluation.predict import load_closure
 from pderepro.evaluation.rollout import run_coarse_model
 from pderepro.runtime import set_threads
@@ -32,11 +32,6 @@ def _truth_ensembles(path: str) -> tuple[np.ndarray, np.ndarray, float]:
     x = ds["X"].to_numpy()
     ensemble = ds["ensemble"].to_numpy()
     return x[ensemble == 0], x[ensemble == 1], float(ds.attrs["save_interval"])
-
-
-def _edges(online: Mapping[str, Any]) -> np.ndarray:
-    pdf = online["pdf"]
-    return np.linspace(pdf["low"], pdf["high"], pdf["bins"] + 1)
 
 
 def _forecast_starts(n_members: int, n_times: int, n_leads: int, starts: int, seed: int):
@@ -99,7 +94,7 @@ def run_online(
     """
     set_threads(threads)
     fitted, meta = load_closure(checkpoint, expect={"closure": closure})
-    dt = online["time_step"]
+    dt, edges = online["time_step"], histogram_edges(online["pdf"])
     names = list(climates)
     truths = {s: _truth_ensembles(climates[s]) for s in names}
     interval = truths[names[0]][2]
@@ -150,9 +145,7 @@ def run_online(
         mean = np.nanmean(pred[i], axis=1)  # (starts, leads, K)
         rmse = np.sqrt(np.nanmean((mean - verifying) ** 2, axis=(0, 2)))
         spread = np.sqrt(np.nanmean(np.nanvar(pred[i], axis=1), axis=(0, 2)))
-        values, curves_i = climate_distances(
-            model_x[i], reference, edges=_edges(online), max_lag=lag_steps
-        )
+        values, curves_i = climate_distances(model_x[i], reference, edges=edges, max_lag=lag_steps)
         curves_i.update(forecast_rmse=rmse, forecast_spread=spread)
         one = int(np.argmin(np.abs(leads - online["forecast_lead"])))
         rows.append(
@@ -162,7 +155,7 @@ def run_online(
         curves_list.append(curves_i)
         log.info("%s %s: %s, %d/%d blew up", closure, setup, values, blowups[i], members)
     curves_ds = _curves_dataset(
-        names, curves_list, interval * np.arange(lag_steps + 1), _edges(online), leads
+        names, curves_list, interval * np.arange(lag_steps + 1), edges, leads
     )
     curves_ds.attrs.update(label=meta["label"], closure=closure)
     curves_ds["blowup_time"] = (
@@ -182,14 +175,12 @@ def run_truth_floor(
     curves: str,
 ) -> None:
     """The noise floor: the second truth ensemble scored against the reference one."""
-    rows, curves_list = [], []
+    rows, curves_list, edges = [], [], histogram_edges(online["pdf"])
     lag_steps = None
     for setup, path in climates.items():
         reference, second, interval = _truth_ensembles(path)
         lag_steps = whole_steps(online["acf_max_lag"], interval, what="acf_max_lag")
-        values, curves_i = climate_distances(
-            second, reference, edges=_edges(online), max_lag=lag_steps
-        )
+        values, curves_i = climate_distances(second, reference, edges=edges, max_lag=lag_steps)
         rows.append(
             {"closure": "truth", "label": "truth (second ensemble)", "setup": setup, **values,
              "forecast_rmse_1mtu": np.nan, "blowups": 0, "members": len(second)}
@@ -199,7 +190,7 @@ def run_truth_floor(
         list(climates),
         curves_list,
         interval * np.arange(lag_steps + 1),
-        _edges(online),
+        edges,
         np.array([np.nan]),
     )
     curves_ds.attrs.update(label="truth (second ensemble)", closure="truth")

@@ -20,7 +20,7 @@ import pandas as pd
 import torch
 import xarray as xr
 
-from pderepro.data.closure_systems import ROLES, truth_run_size
+from pderepro.data.closure_systems import SPLITS, truth_run_size, truth_seed
 from pderepro.data.io import atomic_write, ensure_free_space, open_netcdf, write_netcdf
 from pderepro.data.lorenz96_truth import time_blocks
 from pderepro.data.provenance import provenance_attrs
@@ -45,17 +45,10 @@ from pderepro.training.smarl import train_smarl
 
 log = logging.getLogger(__name__)
 
-SPLITS = ("train", "validation", "test")
 #: Textbook constants of the classical closures that take one.
 DEFAULT_CONSTANTS = {"smagorinsky": SMAGORINSKY_CONSTANT, "leith": LEITH_CONSTANT}
 #: Points of the offline scatter written for the figure.
 N_SCATTER = 2000
-
-
-def role_seed(base_seed: int, role: str, beta: float) -> int:
-    """Seed of one DNS run, distinct per role and case."""
-    entropy = [base_seed, ROLES.index(role), round(1000 * beta)]
-    return int(np.random.SeedSequence(entropy).generate_state(1, dtype=np.uint32)[0])
 
 
 def run_generate_truth_turbulence(
@@ -75,7 +68,7 @@ def run_generate_truth_turbulence(
     problem = dns_problem(system, beta)
     n = problem.resolution
     ensure_free_space(output, 1.2 * members * n_snapshots * n * n * 4 + 1e6, what=role)
-    run_seed = role_seed(seed, role, beta)
+    run_seed = truth_seed(seed, role, beta)
     clock = time.perf_counter()
     ds = spin_up_and_snapshots(
         problem, n_members=members, seed=run_seed, spin_up_time=truth["spinup_time"],
@@ -100,12 +93,11 @@ def run_generate_truth_turbulence(
 
 
 def run_coarse_grain_turbulence(
-    *, raw: str, outputs: Mapping[str, str], coarse_step: float, les_resolution: int,
-    filter: str, split: Mapping[str, float], threads: int = 1,
+    *, raw: str, outputs: Mapping[str, str], les_resolution: int, filter: str,
+    split: Mapping[str, float], threads: int = 1,
 ) -> None:  # fmt: skip
     """Filter a pairs run into LES pairs ``(w_bar, psi_bar, Pi)`` and split them into contiguous
-    time blocks (``split.gap_time`` left out between blocks). ``coarse_step`` is unused (the
-    pairs are snapshots, not steps) but kept so the kind's rule is the same for every system."""
+    time blocks (``split.gap_time`` left out between blocks)."""
     set_threads(threads)
     ds = open_netcdf(raw, required=("w",), expect_attrs={"role": "pairs"})
     pairs = filtered_pairs(ds, n_les=les_resolution, filter=filter, device="cpu")

@@ -20,6 +20,7 @@ import xarray as xr
 from pderepro.data.io import atomic_write, open_netcdf, write_netcdf
 from pderepro.data.provenance import provenance_attrs
 from pderepro.data.turbulence_problems import les_problem
+from pderepro.evaluation.climate import histogram_edges
 from pderepro.evaluation.les_scores import (
     a_posteriori_scores,
     advected_shells,
@@ -43,11 +44,6 @@ ONLINE_COLUMNS = [
 ]  # fmt: skip
 #: Columns of the offline table.
 OFFLINE_COLUMNS = ["closure", "case", "pi_correlation", "pi_rmse"]
-
-
-def _edges(online: Mapping[str, Any]) -> np.ndarray:
-    pdf = online["pdf"]
-    return np.linspace(pdf["low"], pdf["high"], pdf["bins"] + 1)
 
 
 def _filtered_ensembles(path: str, n_les: int, kind: str):
@@ -129,7 +125,7 @@ def run_online_turbulence(
     """
     set_threads(threads)
     n_les, box = system["les_resolution"], system["box_size"]
-    k_max, edges = advected_shells(n_les), _edges(online)
+    k_max, edges = advected_shells(n_les), histogram_edges(online["pdf"])
     rows, curve_list = [], []
     for case, path in climates.items():
         reference_w, _, ds = _filtered_ensembles(path, n_les, system["filter"])
@@ -165,7 +161,7 @@ def run_online_turbulence(
     out = _curves_dataset(cases, curve_list, edges=edges, times=times, grid=grid)
     out["blowup_time"] = (("case", "member"), np.stack([c["blowup_time"] for c in curve_list]))
     out.attrs.update(label=meta["label"], closure=closure, kind=meta["kind"], k_max=k_max,
-                     sigma_truth=float(reference["sigma"]))  # fmt: skip
+                     tail_sigma=float(online["tail_sigma"]))  # fmt: skip
     _write(rows, out, metrics=metrics, curves=curves, title=f"LES runs with {closure}",
            params={"online": dict(online)}, inputs=[checkpoint, *climates.values()])  # fmt: skip
 
@@ -181,7 +177,7 @@ def run_truth_floor_turbulence(
     with its filtered field, for the figures.
     """
     n_les, box = system["les_resolution"], system["box_size"]
-    k_max, edges = advected_shells(n_les), _edges(online)
+    k_max, edges = advected_shells(n_les), histogram_edges(online["pdf"])
     rows, curve_list, dns, filtered, dns_stats = [], [], [], [], []
     for case, path in climates.items():
         reference_w, second, ds = _filtered_ensembles(path, n_les, system["filter"])
@@ -210,16 +206,9 @@ def run_truth_floor_turbulence(
         dims = {"pdf": ("bin",), "sigma": (), "tail_mass": ()}.get(name, ("shell_dns",))
         out[f"dns_{name}"] = (("case", *dims), np.stack([st[name].to_numpy() for st in dns_stats]))
     out.attrs.update(label="DNS (second ensemble)", closure="truth", kind="truth", k_max=k_max,
-                     sigma_truth=float(reference["sigma"]))  # fmt: skip
+                     tail_sigma=float(online["tail_sigma"]))  # fmt: skip
     _write(rows, out, metrics=metrics, curves=curves, title="DNS noise floor",
            params={"online": dict(online)}, inputs=list(climates.values()))  # fmt: skip
-
-
-def _case_table(frames: Sequence[pd.DataFrame], columns: Sequence[str]) -> pd.DataFrame:
-    """:func:`closure_table` of per-case frames (it orders rows by a ``setup`` column)."""
-    renamed = [f.rename(columns={"case": "setup"}) for f in frames]
-    picked = ["setup" if c == "case" else c for c in columns]
-    return closure_table(renamed, picked).rename(columns={"setup": "case"})
 
 
 def run_closure_tables_turbulence(
@@ -230,9 +219,11 @@ def run_closure_tables_turbulence(
     off = [pd.read_csv(p) for p in offline]
     on = [pd.read_csv(p) for p in online]
     write_table(
-        _case_table(off, OFFLINE_COLUMNS), outputs["offline_csv"], outputs["offline_md"],
+        closure_table(off, OFFLINE_COLUMNS, setup="case"), outputs["offline_csv"],
+        outputs["offline_md"],
         caption="Offline skill on each case's test block of filtered DNS: Pearson correlation "
-        "of the closure's subgrid term with the exact Pi over all points, and its RMSE "
+        "of the closure's subgrid term with the exact Pi over all grid points, both kept on "
+        "the modes the LES advects (the only part of Pi the LES uses), and its RMSE "
         "(1/time^2). Closures were fitted (CNN, SMARL) at the training case only; the "
         "unclosed LES predicts Pi = 0 (no correlation).",
     )  # fmt: skip
@@ -253,8 +244,8 @@ def run_closure_tables_turbulence(
         f"{online_settings['blowup_threshold']:g}, scored on the rest; cost_ratio: wall time "
         "per member and simulated time unit against the DNS's, both measured here."
     )
-    write_table(_case_table(on, ONLINE_COLUMNS), outputs["online_csv"], outputs["online_md"],
-                caption=caption)  # fmt: skip
+    write_table(closure_table(on, ONLINE_COLUMNS, setup="case"), outputs["online_csv"],
+                outputs["online_md"], caption=caption)  # fmt: skip
 
 
 def run_plot_closures_turbulence2d(

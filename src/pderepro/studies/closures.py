@@ -20,6 +20,7 @@ from typing import Any
 
 from pderepro.config import ConfigError
 from pderepro.data.closure_systems import CLOSURE_SYSTEMS, ROLES, closure_system, truth_run_size
+from pderepro.data.closure_systems import SPLITS as SPLITS  # the pairs' splits, for the rules
 from pderepro.resources import BASE_MB, BYTES_PER_MB, runtime_minutes
 from pderepro.studies.base import (
     BENCHMARKS,
@@ -29,8 +30,6 @@ from pderepro.studies.base import (
     table_files,
 )
 
-#: Splits of the coarse-grained pairs (contiguous time blocks, in this order).
-SPLITS = ("train", "validation", "test")
 #: Figures of each closure system's plot rule (``plot_closures_<solver>``).
 SYSTEM_FIGURES = {solver: spec.figures for solver, spec in CLOSURE_SYSTEMS.items()}
 #: The name under which the truth-vs-truth noise floor is scored like a closure.
@@ -177,10 +176,8 @@ def truth_params(plan, study: str, setup: str, **_: Any) -> dict[str, Any]:
 
 def coarse_grain_params(plan, study: str, **_: Any) -> dict[str, Any]:
     cfg = plan.studies[study]
-    system = closure_system(cfg["system"]["solver"])
     return {
-        "coarse_step": cfg["coarse"]["time_step"],
-        **system.coarse_grain_params(cfg["system"]),
+        **closure_system(cfg["system"]["solver"]).coarse_grain_params(cfg),
         "split": cfg["split"],
     }
 
