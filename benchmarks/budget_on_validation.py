@@ -19,9 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-import yaml
-
-from pderepro.studies import make_plan, resolve_config
+from pderepro.studies import repository_plan
 from pderepro.studies.resolution import model_training, processed
 from pderepro.training.checkpoint import load_checkpoint
 
@@ -55,16 +53,6 @@ CANDIDATES = {
 DEFAULT_MODELS = {"fno_burgers": "fno", "fno_darcy": "fno", "fno_navier_stokes": "fno3d"}
 
 
-def _plan(preset: str):
-    config = yaml.safe_load((ROOT / "config/config.yaml").read_text())
-    resolved = resolve_config(
-        {**config, "preset": preset},
-        config_dir=ROOT / "config",
-        schema_path=ROOT / "workflow/schemas/config.schema.yaml",
-    )
-    return make_plan(resolved)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--study", required=True, choices=sorted(CANDIDATES))
@@ -76,7 +64,7 @@ def main() -> None:
 
     from pderepro.stages import run_train  # after argparse: --help stays fast
 
-    plan = _plan(args.preset)
+    plan = repository_plan(ROOT, args.preset)
     unit_name = next(u for u in plan.units if u.split("/")[0] == args.study)
     unit = plan.units[unit_name]
     model = args.model or DEFAULT_MODELS[args.study]

@@ -21,7 +21,6 @@ from pathlib import Path
 
 import numpy as np
 import torch
-import yaml
 
 from pderepro.data.io import open_netcdf
 from pderepro.data.turbulence_problems import les_problem
@@ -30,7 +29,7 @@ from pderepro.evaluation.turbulence import enstrophy_spectrum, spectrum_log_erro
 from pderepro.solvers.les import run_les
 from pderepro.solvers.les_filters import advected_part
 from pderepro.stages.turbulence import run_fit_closure_turbulence
-from pderepro.studies import make_plan, resolve_config
+from pderepro.studies import repository_plan
 
 ROOT = Path(__file__).resolve().parents[1]
 STUDY = "les_turbulence"
@@ -57,12 +56,7 @@ SPINUP, RECORD = 5.0, 10.0
 
 
 def _study(preset: str) -> dict:
-    config = yaml.safe_load((ROOT / "config/config.yaml").read_text())
-    config.update(preset=preset, studies=[STUDY])
-    resolved = resolve_config(
-        config, config_dir=ROOT / "config", schema_path=ROOT / "workflow/schemas/config.schema.yaml"
-    )
-    return make_plan(resolved).studies[STUDY]
+    return repository_plan(ROOT, preset, [STUDY]).studies[STUDY]
 
 
 def validation_error(checkpoint: str, study: dict, validation) -> float:

@@ -4,9 +4,8 @@ import subprocess
 import sys
 
 import pytest
-import yaml
 
-from pderepro.studies import make_plan, resolve_config
+from pderepro.studies import repository_plan
 from tests.workflow.helpers import (
     ROOT,
     copy_workflow,
@@ -18,15 +17,7 @@ from tests.workflow.helpers import (
 
 def _plan(preset, studies=None):
     """The plan of the shipped config at ``preset``, built by the real config loader."""
-    config = yaml.safe_load((ROOT / "config/config.yaml").read_text())
-    if studies:
-        config["studies"] = studies
-    resolved = resolve_config(
-        {**config, "preset": preset},
-        config_dir=ROOT / "config",
-        schema_path=ROOT / "workflow/schemas/config.schema.yaml",
-    )
-    return make_plan(resolved)
+    return repository_plan(ROOT, preset, studies)
 
 
 @pytest.mark.parametrize("preset", ["smoke", "quick", "paper"])

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import copy
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -245,6 +245,22 @@ class Plan:
             for f in self.kind(name).benchmarks(name, study)
         ]
         return list(dict.fromkeys(files))
+
+
+def repository_plan(root: str | Path, preset: str, studies: Sequence[str] | None = None) -> Plan:
+    """The plan of a checkout's own configuration (``config/config.yaml`` under ``root``)
+    at ``preset``, for ``studies`` (default: those config.yaml names): what benchmarks and
+    tests plan, as the workflow would."""
+    root = Path(root)
+    config = {**load_yaml(root / "config/config.yaml"), "preset": preset}
+    if studies is not None:
+        config["studies"] = list(studies)
+    resolved = resolve_config(
+        config,
+        config_dir=root / "config",
+        schema_path=root / "workflow/schemas/config.schema.yaml",
+    )
+    return make_plan(resolved)
 
 
 def make_plan(config: Mapping[str, Any]) -> Plan:
