@@ -94,20 +94,33 @@ def _conv3(in_channels: int, out_channels: int) -> nn.Conv1d:
     return nn.Conv1d(in_channels, out_channels, 3, padding=1, padding_mode="circular", bias=False)
 
 
-def _block(in_channels: int, out_channels: int) -> nn.Sequential:
-    """Two (convolution, GroupNorm, GELU) stages: one U-Net level.
+#: Normalisations of the U-Net's levels.
+UNET_NORMS = ("group", "batch")
 
-    GroupNorm rather than PDEBench's BatchNorm: it normalises each sample on its own, so a
-    model rolled out on one trajectory behaves as in training, with no running statistics
-    that autoregressive feedback pushes off the training distribution.
+
+def _block(in_channels: int, out_channels: int, norm: str = "group") -> nn.Sequential:
+    """Two (convolution, normalisation, GELU) stages: one U-Net level.
+
+    ``norm="group"`` (GroupNorm) normalises each sample on its own, so a rollout behaves
+    as in training with no running statistics; but it also removes each sample's
+    amplitude at every level, which a one-step map ``u_t -> u_{t+1}`` has to carry from
+    input to output. ``norm="batch"`` is PDEBench's BatchNorm: statistics over the batch
+    in training, running ones in evaluation, so samples keep their relative amplitudes.
     """
-    groups = math.gcd(out_channels, 8)  # the largest of 1, 2, 4, 8 dividing the width
+    if norm not in UNET_NORMS:
+        raise ValueError(f"U-Net norm must be one of {UNET_NORMS}, got {norm!r}")
+
+    def normalisation() -> nn.Module:
+        if norm == "batch":
+            return nn.BatchNorm1d(out_channels)
+        return nn.GroupNorm(math.gcd(out_channels, 8), out_channels)  # 1, 2, 4 or 8 groups
+
     return nn.Sequential(
         _conv3(in_channels, out_channels),
-        nn.GroupNorm(groups, out_channels),
+        normalisation(),
         nn.GELU(),
         _conv3(out_channels, out_channels),
-        nn.GroupNorm(groups, out_channels),
+        normalisation(),
         nn.GELU(),
     )
 
@@ -126,21 +139,27 @@ class UNetBody1d(nn.Module):
     levels : int
         Number of 2x downsamplings (PDEBench: 4); the grid size must be divisible by
         ``2**levels``.
+    norm : {"group", "batch"}
+        Normalisation of every level (:func:`_block`; PDEBench: batch).
     """
 
-    def __init__(self, in_channels: int, init_features: int, levels: int) -> None:
+    def __init__(
+        self, in_channels: int, init_features: int, levels: int, norm: str = "group"
+    ) -> None:
         super().__init__()
         if min(in_channels, init_features, levels) < 1:
             raise ValueError("in_channels, init_features and levels must be positive")
         self.levels = int(levels)
         widths = [init_features * 2**k for k in range(levels + 1)]
-        self.inc = _block(in_channels, widths[0])
-        self.down = nn.ModuleList(_block(widths[k], widths[k + 1]) for k in range(levels))
+        self.inc = _block(in_channels, widths[0], norm)
+        self.down = nn.ModuleList(_block(widths[k], widths[k + 1], norm) for k in range(levels))
         coarse_to_fine = range(levels - 1, -1, -1)
         self.up = nn.ModuleList(
             nn.ConvTranspose1d(widths[k + 1], widths[k], 2, stride=2) for k in coarse_to_fine
         )
-        self.up_block = nn.ModuleList(_block(2 * widths[k], widths[k]) for k in coarse_to_fine)
+        self.up_block = nn.ModuleList(
+            _block(2 * widths[k], widths[k], norm) for k in coarse_to_fine
+        )
         self.out = nn.Conv1d(widths[0], 1, 1)
 
     def check_resolution(self, n: int) -> None:

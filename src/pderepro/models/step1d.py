@@ -256,14 +256,22 @@ class UNet1dStep(StepModel):
     levels : int
         Downsamplings (PDEBench: 4); the grid size must be divisible by ``2**levels``,
         else ``forward`` raises ``ValueError``.
+    norm : {"group", "batch"}
+        Normalisation of every level (PDEBench: batch; see
+        :class:`~pderepro.models.nets1d.UNetBody1d`).
     """
 
     def __init__(
-        self, context: int = 10, n_params: int = 0, init_features: int = 32, levels: int = 4
+        self,
+        context: int = 10,
+        n_params: int = 0,
+        init_features: int = 32,
+        levels: int = 4,
+        norm: str = "group",
     ) -> None:
         super().__init__(context, n_params)
-        self.init_features, self.levels = int(init_features), int(levels)
-        self.body = UNetBody1d(context + n_params, init_features, levels)
+        self.init_features, self.levels, self.norm = int(init_features), int(levels), norm
+        self.body = UNetBody1d(context + n_params, init_features, levels, norm)
 
     def hparams(self) -> dict[str, Any]:
         """Constructor arguments, JSON-serialisable; ``UNet1dStep(**hparams())`` rebuilds it."""
@@ -272,6 +280,7 @@ class UNet1dStep(StepModel):
             "n_params": self.n_params,
             "init_features": self.init_features,
             "levels": self.levels,
+            "norm": self.norm,
         }
 
     def step(self, frames: Tensor, params: Tensor | None) -> StepOutput:
