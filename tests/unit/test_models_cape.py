@@ -99,6 +99,52 @@ def test_cape_output_depends_on_the_parameters(arch):
         assert not torch.allclose(out.frame[0], out.frame[other], atol=1e-4)
 
 
+def test_cape_norm_fixes_or_keeps_the_increment_size():
+    """With the layer norm over x the increment's spread over x is |gain| whatever the
+    parameters; without it the parameters change that spread too."""
+    from pderepro.models.cape import CAPE
+
+    torch.manual_seed(0)
+    u = smooth_frames(1, 1, N)[:, 0].expand(3, -1)  # (3, n): one frame three times
+    params = torch.tensor([[-1.0], [0.0], [2.0]])
+    spreads = {}
+    for norm in ("x", "none"):
+        torch.manual_seed(1)
+        cape = CAPE(n_params=1, channels=4, modes=3, hidden=8, norm=norm)
+        with torch.no_grad():
+            cape.norm_gain.fill_(0.5)
+            for weight in cape.out.parameters():  # w far above the layer norm's eps
+                weight.mul_(100.0)
+            increment = cape(u, params) - u - cape.norm_bias  # (3, n)
+        spreads[norm] = increment.std(dim=1, unbiased=False)
+    torch.testing.assert_close(spreads["x"], torch.full((3,), 0.5), atol=1e-3, rtol=0)
+    assert spreads["none"].max() / spreads["none"].min() > 1.05
+
+
+def test_cape_refuses_an_unknown_norm():
+    from pderepro.models.cape import CAPE
+
+    with pytest.raises(ValueError, match="norm"):
+        CAPE(n_params=1, channels=4, modes=3, norm="batch")
+
+
+def test_group_norm_unet_cannot_see_the_amplitude_batch_norm_can():
+    """Bias-free convolutions then GroupNorm make the U-Net blind to a positive scaling of
+    its input, so it cannot carry a sample's amplitude from u_t to u_{t+1}; BatchNorm's
+    running statistics in evaluation keep it (why the study uses PDEBench's BatchNorm)."""
+    frames = smooth_frames(2, CONTEXT, N)
+    outputs = {}
+    for norm in ("group", "batch"):
+        model = make("unet1d_step", norm=norm).eval()
+        with torch.no_grad():
+            outputs[norm] = model(frames).frame, model(3.0 * frames).frame
+    group_change = (outputs["group"][1] - outputs["group"][0]).norm()
+    batch_change = (outputs["batch"][1] - outputs["batch"][0]).norm()
+    assert group_change < 1e-3 < 1e-2 < batch_change  # an untrained net varies little
+    with pytest.raises(ValueError, match="norm"):
+        make("unet1d_step", norm="layer")
+
+
 def test_cape_uses_the_last_frame_only():
     model = make("fno1d_cape")
     frames = smooth_frames(2, CONTEXT, N)

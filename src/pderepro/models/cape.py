@@ -16,17 +16,25 @@ Where the description is silent, the choices here are:
   branches' vectors, with a linear output (no sigmoid) and PyTorch's default
   initialisation (not zero): unbounded signed weights let a branch act like a
   finite-difference term scaled by the parameter (e.g. ``-beta dt u_x``), and with a
-  non-zero initialisation the output depends on the parameters from the first step;
+  non-zero initialisation the output depends on the parameters from the first step
+  (``gate="linear"``). ``gate="sigmoid"`` bounds each weight to (0, 1), as the gates of
+  squeeze-and-excitation channel attention, so that a parameter outside the training
+  range cannot scale a branch beyond anything seen in training;
 - spectral branch: coarsen by a centred ``[1, 2, 1] / 4`` average and keeping every
   other cell (an average pool whose coarse cells sit on fine cells, so no half-cell shift
   enters the weights), :class:`SpectralConv1d` with ``modes`` modes on the coarse grid,
   and exact trigonometric interpolation back (its output has only those modes, so the
   upsampling is exact and periodic); needs ``n`` even and ``n >= 4 * modes``;
-- layer norm: over ``x`` of the one output channel, without per-cell weights (they would
-  tie the module to one resolution) but with a learned scalar gain (initially 1) and bias
-  (initially 0), then the residual ``u_t + ...``.  So the increment ``estimate - u_t`` has
-  the same spread over ``x`` (``|gain|``) in every sample; the base network, which also
-  sees the frames, has to correct its size.
+- layer norm (``norm="x"``): over ``x`` of the one output channel, without per-cell
+  weights (they would tie the module to one resolution) but with a learned scalar gain
+  (initially 1) and bias (initially 0), then the residual ``u_t + ...``.  So the increment
+  ``estimate - u_t`` has the same spread over ``x`` (``|gain|``) in every sample, whatever
+  the parameters: the size of the step (``beta dt``, the decay at large ``nu``) is lost
+  and the base network has to recover it. ``norm="none"`` drops the normalisation (the
+  same gain and bias remain). On the pdebench_cape quick advection files, 1000 optimiser
+  steps, the validation rollout error of FNO + CAPE was 0.60 and 0.62 (2 seeds) with
+  ``"x"`` and 0.50 and 0.46 with ``"none"``; the study uses ``"none"``
+  (``benchmarks/parametric_budget_on_validation.py``).
 
 Parameter counts at the defaults (1 context frame, one PDE parameter; counts do not
 depend on the grid), with the plain baseline widened to match
@@ -57,7 +65,12 @@ from pderepro.models.layers import ChannelLinear, SpectralConv1d, truncated_dft_
 from pderepro.models.nets1d import FNOBody1d, UNetBody1d
 from pderepro.models.step1d import StepModel, StepOutput
 
-__all__ = ["CAPE", "FNO1dCAPE", "UNet1dCAPE"]
+__all__ = ["CAPE", "CAPE_GATES", "CAPE_NORMS", "FNO1dCAPE", "UNet1dCAPE"]
+
+#: Normalisations of the CAPE estimate's increment: layer norm over x, or none.
+CAPE_NORMS = ("x", "none")
+#: Outputs of the attention MLP: unbounded, or sigmoid gates.
+CAPE_GATES = ("linear", "sigmoid")
 
 
 class CAPE(nn.Module):
@@ -66,7 +79,8 @@ class CAPE(nn.Module):
 
     ``v = lift(u)``; ``a_1, a_2, a_3 = MLP(params)``;
     ``w = conv1x1(GELU(a_1 * conv1x1(v) + a_2 * dwconv5(v) + a_3 * spectral_coarse(v)))``;
-    ``estimate = u + gain * layer_norm_x(w) + bias``.
+    ``estimate = u + gain * layer_norm_x(w) + bias`` (``norm="x"``), or
+    ``u + gain * w + bias`` (``norm="none"``).
 
     Parameters
     ----------
@@ -78,12 +92,29 @@ class CAPE(nn.Module):
         Fourier modes of the spectral branch on the coarsened grid.
     hidden : int
         Hidden width of the attention MLP.
+    norm : {"x", "none"}
+        Layer norm of the output channel over ``x`` (the paper's description), or none.
+    gate : {"linear", "sigmoid"}
+        The attention MLP's output: unbounded, or a sigmoid gate in (0, 1).
     """
 
-    def __init__(self, n_params: int, channels: int, modes: int, hidden: int = 64) -> None:
+    def __init__(
+        self,
+        n_params: int,
+        channels: int,
+        modes: int,
+        hidden: int = 64,
+        norm: str = "x",
+        gate: str = "linear",
+    ) -> None:
         super().__init__()
         if min(n_params, channels, modes, hidden) < 1:
             raise ValueError("n_params, channels, modes and hidden must be positive")
+        if norm not in CAPE_NORMS:
+            raise ValueError(f"CAPE norm must be one of {CAPE_NORMS}, got {norm!r}")
+        if gate not in CAPE_GATES:
+            raise ValueError(f"CAPE gate must be one of {CAPE_GATES}, got {gate!r}")
+        self.norm, self.gate = norm, gate
         self.channels = int(channels)
         self.modes = int(modes)
         self.lift = nn.Conv1d(1, channels, 3, padding=1, padding_mode="circular")
@@ -142,6 +173,8 @@ class CAPE(nn.Module):
         batch, n = u.shape
         v = self.lift(u[:, None])  # (batch, c, n)
         attention = self.attention(params.to(u.dtype))  # (batch, 3c)
+        if self.gate == "sigmoid":
+            attention = torch.sigmoid(attention)
         a = attention.view(batch, 3, self.channels, 1)  # (batch, 3, c, 1)
         mixed = (
             a[:, 0] * self.pointwise(v)
@@ -149,7 +182,8 @@ class CAPE(nn.Module):
             + a[:, 2] * self.coarse_spectral(v)
         )  # (batch, c, n)
         w = self.out(F.gelu(mixed))[:, 0]  # (batch, n)
-        w = F.layer_norm(w, (n,))  # (batch, n), zero mean and unit variance over x
+        if self.norm == "x":
+            w = F.layer_norm(w, (n,))  # (batch, n), zero mean and unit variance over x
         return u + self.norm_gain * w + self.norm_bias  # (batch, n)
 
 
@@ -200,6 +234,10 @@ class FNO1dCAPE(_CAPEStep):
         Fourier modes of CAPE's spectral branch on the coarsened grid.
     cape_hidden : int
         Hidden width of CAPE's attention MLP.
+    cape_norm : {"x", "none"}
+        Normalisation of CAPE's increment (:class:`CAPE`).
+    cape_gate : {"linear", "sigmoid"}
+        Output of CAPE's attention MLP (:class:`CAPE`).
     """
 
     baseline_architecture = "fno1d_step"
@@ -218,13 +256,17 @@ class FNO1dCAPE(_CAPEStep):
         cape_channels: int | None = None,
         cape_modes: int = 8,
         cape_hidden: int = 64,
+        cape_norm: str = "x",
+        cape_gate: str = "linear",
     ) -> None:
         super().__init__(context, n_params)
         self.modes, self.width, self.layers, self.projection = modes, width, layers, projection
         self.padding, self.grid = int(padding), bool(grid)
         self.cape_channels = max(width // 2, 1) if cape_channels is None else int(cape_channels)
         self.cape_modes, self.cape_hidden = int(cape_modes), int(cape_hidden)
-        self.cape = CAPE(n_params, self.cape_channels, cape_modes, cape_hidden)
+        self.cape = CAPE(
+            n_params, self.cape_channels, cape_modes, cape_hidden, cape_norm, cape_gate
+        )
         self.body = FNOBody1d(context + 1, modes, width, layers, projection, padding, grid)
 
     def hparams(self) -> dict[str, Any]:
@@ -241,6 +283,8 @@ class FNO1dCAPE(_CAPEStep):
             "cape_channels": self.cape_channels,
             "cape_modes": self.cape_modes,
             "cape_hidden": self.cape_hidden,
+            "cape_norm": self.cape.norm,
+            "cape_gate": self.cape.gate,
         }
 
 
@@ -255,12 +299,18 @@ class UNet1dCAPE(_CAPEStep):
         PDE parameters (>= 1), seen only by the CAPE module.
     init_features, levels : int
         As :class:`~pderepro.models.step1d.UNet1dStep`.
+    norm : {"group", "batch"}
+        Normalisation of the U-Net's levels, as :class:`~pderepro.models.step1d.UNet1dStep`.
     cape_channels : int, optional
         Channels of the CAPE branches; default ``init_features // 2``.
     cape_modes : int
         Fourier modes of CAPE's spectral branch on the coarsened grid.
     cape_hidden : int
         Hidden width of CAPE's attention MLP.
+    cape_norm : {"x", "none"}
+        Normalisation of CAPE's increment (:class:`CAPE`).
+    cape_gate : {"linear", "sigmoid"}
+        Output of CAPE's attention MLP (:class:`CAPE`).
     """
 
     baseline_architecture = "unet1d_step"
@@ -272,18 +322,23 @@ class UNet1dCAPE(_CAPEStep):
         n_params: int = 1,
         init_features: int = 32,
         levels: int = 4,
+        norm: str = "group",
         cape_channels: int | None = None,
         cape_modes: int = 8,
         cape_hidden: int = 64,
+        cape_norm: str = "x",
+        cape_gate: str = "linear",
     ) -> None:
         super().__init__(context, n_params)
-        self.init_features, self.levels = int(init_features), int(levels)
+        self.init_features, self.levels, self.norm = int(init_features), int(levels), norm
         self.cape_channels = (
             max(init_features // 2, 1) if cape_channels is None else int(cape_channels)
         )
         self.cape_modes, self.cape_hidden = int(cape_modes), int(cape_hidden)
-        self.cape = CAPE(n_params, self.cape_channels, cape_modes, cape_hidden)
-        self.body = UNetBody1d(context + 1, init_features, levels)
+        self.cape = CAPE(
+            n_params, self.cape_channels, cape_modes, cape_hidden, cape_norm, cape_gate
+        )
+        self.body = UNetBody1d(context + 1, init_features, levels, norm)
 
     def hparams(self) -> dict[str, Any]:
         """Constructor arguments, JSON-serialisable; ``UNet1dCAPE(**hparams())`` rebuilds it."""
@@ -292,9 +347,12 @@ class UNet1dCAPE(_CAPEStep):
             "n_params": self.n_params,
             "init_features": self.init_features,
             "levels": self.levels,
+            "norm": self.norm,
             "cape_channels": self.cape_channels,
             "cape_modes": self.cape_modes,
             "cape_hidden": self.cape_hidden,
+            "cape_norm": self.cape.norm,
+            "cape_gate": self.cape.gate,
         }
 
     def step(self, frames: Tensor, params: Tensor | None) -> StepOutput:
