@@ -4,10 +4,9 @@ shipped pdebench_cape study at each preset."""
 from pathlib import Path
 
 import pytest
-import yaml
 
 from pderepro.config import ConfigError
-from pderepro.studies import make_plan, resolve_config
+from pderepro.studies import repository_plan
 from pderepro.studies.parametric import (
     KIND,
     TEACHER_FORCING,
@@ -20,13 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _plan(preset="smoke", study="pdebench_cape"):
-    config = yaml.safe_load((ROOT / "config/config.yaml").read_text())
-    resolved = resolve_config(
-        {**config, "preset": preset, "studies": [study]},
-        config_dir=ROOT / "config",
-        schema_path=ROOT / "workflow/schemas/config.schema.yaml",
-    )
-    return make_plan(resolved)
+    return repository_plan(ROOT, preset, [study])
 
 
 def _check(study_name="pdebench_cape", **changes):
@@ -74,6 +67,19 @@ def test_pdebench_runs_take_their_own_epochs_and_rate():
     }  # fmt: skip
 
 
+def test_a_preset_can_give_a_model_its_own_epochs():
+    """quick gives its U-Nets fewer epochs than the FNOs (they cost more per step); the
+    rest of their training, and every other run's, is the study's."""
+    plan = _plan("quick")
+    unet = train_params(plan, "pdebench_cape", "advection", "unet_cape")["training"]
+    fno = train_params(plan, "pdebench_cape", "advection", "fno_cape")["training"]
+    assert (unet["epochs"], unet["step_epochs"]) == (40, 10)
+    assert (fno["epochs"], fno["step_epochs"]) == (100, 25)
+    assert unet["learning_rate"] == fno["learning_rate"] == 3e-3
+    cape = train_params(plan, "pdebench_cape", "advection", "fno_cape")["spec"]
+    assert cape["hparams"]["cape_norm"] == "none" and "baseline" not in cape
+
+
 @pytest.mark.parametrize(
     ("changes", "match"),
     [
@@ -82,6 +88,7 @@ def test_pdebench_runs_take_their_own_epochs_and_rate():
         ({"protocols__pdebench__context": 13}, "leaves no frame"),
         ({"teacher_forcing": ["fno_capee"]}, "not a model"),
         ({"models__fno_cape__conditioned": False}, "CAPE models read the parameter"),
+        ({"models__fno_cape__baseline": "fno_cape"}, "not another model"),
         ({"pdes__burgers__dataset__nu": 0.1}, "set per value"),
     ],
 )

@@ -6,9 +6,11 @@ import pytest
 
 from pderepro.evaluation.parametric_tables import (
     BASIC_FORMS_COLUMNS,
+    CAPE_GAINS_COLUMNS,
     PARAMETERS_COLUMNS,
     PDEBENCH_COLUMNS,
     basic_forms_table,
+    cape_gains_table,
     parameters_table,
     pdebench_table,
 )
@@ -57,6 +59,30 @@ def test_pdebench_table_puts_published_values_beside_ours_only():
     assert table[(table["model"] == "FNO") & (table["parameter"] == 1.0)]["published"].isna().all()
 
 
+def test_cape_gains_average_values_per_seed_then_compare():
+    """CAPE's nRMSE is each value's mean over trajectories, averaged over the split's
+    values and then over seeds; the change is relative to its base model's."""
+    frames = [_metrics()]
+    # a second unseen value where CAPE is far better: seed means over values differ
+    for seed in (0, 1):
+        frames.append(_rows("fno_cape", "FNO+CAPE", 7.0, "unseen", seed, np.array([0.1, 0.1])))
+        frames.append(_rows("fno", "FNO", 7.0, "unseen", seed, np.array([0.9, 0.7])))
+    metrics = pd.concat(frames, ignore_index=True)
+    labels = {"fno": "FNO", "fno_cape": "FNO+CAPE"}
+    table = cape_gains_table(metrics, pairs={"fno_cape": "fno"}, labels=labels)
+    assert list(table.columns) == CAPE_GAINS_COLUMNS and list(table["split"]) == ["seen", "unseen"]
+    unseen = table.iloc[1]
+    # seed 0: CAPE (0.15 + 0.1) / 2, FNO (0.15 + 0.8) / 2
+    # seed 1: CAPE (0.45 + 0.1) / 2, FNO (0.45 + 0.8) / 2
+    cape, fno = (0.125 + 0.275) / 2, (0.475 + 0.625) / 2
+    assert unseen["nrmse"] == pytest.approx(cape) and unseen["baseline_nrmse"] == pytest.approx(fno)
+    assert unseen["change"] == pytest.approx(cape / fno - 1) and unseen["n_values"] == 2
+    assert unseen["seed_std"] == pytest.approx(np.std([0.125, 0.275], ddof=1))
+    assert table.iloc[0]["change"] == pytest.approx(0.0) and unseen["model"] == "FNO+CAPE"
+    with pytest.raises(ValueError, match="no metrics"):
+        cape_gains_table(metrics, pairs={"fno_cape": "unet"}, labels=labels)
+
+
 def test_basic_forms_table_pools_values_per_split_and_keeps_persistence_apart():
     runs = {
         "target-f0p5": {"training": "target", "target_fraction": 0.5},
@@ -102,11 +128,11 @@ def test_each_table_keeps_the_persistence_of_its_own_protocol(tmp_path):
 
     cape = file("cape.csv", "fno", np.array([1.0, 1.0]))
     per_value = file("pdebench.csv", "pdebench-0p4", np.array([0.3, 0.3]))
-    outputs = {f"{t}_{e}": str(tmp_path / f"{t}.{e}") for t in ("parameters", "pdebench")
-               for e in ("csv", "md")}  # fmt: skip
+    tables = ("parameters", "cape_gains", "pdebench")
+    outputs = {f"{t}_{e}": str(tmp_path / f"{t}.{e}") for t in tables for e in ("csv", "md")}
     run_parametric_tables(
         metrics=[per_value, cape], outputs=outputs, model_order=["fno"], published={},
-        version="",
+        version="", cape_pairs={},
     )  # fmt: skip
     for table, expected in (("parameters", 1.0), ("pdebench", 0.3)):
         rows = pd.read_csv(outputs[f"{table}_csv"])

@@ -53,7 +53,7 @@ rule parametric_tables:
     output:
         **{
             f"{t}_{ext}": f"results/{{study}}/tables/{t}.{ext}"
-            for t in ("parameters", "pdebench")
+            for t in parametric.TABLES
             for ext in ("csv", "md")
         },
     log:

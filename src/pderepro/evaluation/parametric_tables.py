@@ -1,7 +1,8 @@
-"""Tables of a parametric study: one model across parameters (seen and unseen values,
-CAPE against its base model), one model per value (the PDEBench protocol), and the
-basic-forms experiment (target data alone or with the basic forms, per target fraction),
-each with the persistence reference rows."""
+"""Tables of a parametric study: one model across parameters (seen and unseen values),
+CAPE against its base model (the mean over each split's values, and the change), one
+model per value (the PDEBench protocol), and the basic-forms experiment (target data
+alone or with the basic forms, per target fraction), each with the persistence reference
+rows."""
 
 from __future__ import annotations
 
@@ -24,6 +25,20 @@ PARAMETERS_COLUMNS = [
     "ci_high",
     "n_seeds",
     "n_test",
+]
+#: Columns of ``cape_gains.csv``.
+CAPE_GAINS_COLUMNS = [
+    "pde",
+    "split",
+    "model",
+    "baseline",
+    "n_values",
+    "nrmse",
+    "baseline_nrmse",
+    "change",
+    "seed_std",
+    "baseline_seed_std",
+    "n_seeds",
 ]
 #: Columns of ``pdebench.csv``.
 PDEBENCH_COLUMNS = [
@@ -103,6 +118,62 @@ def parameters_table(metrics: pd.DataFrame, *, model_order: Sequence[str]) -> pd
     )
     table = table.assign(parameter=table["value"], model=table["label"])
     return table[PARAMETERS_COLUMNS].reset_index(drop=True)
+
+
+def _split_means(rows: pd.DataFrame) -> tuple[float, float, int, int]:
+    """Mean over values of each value's mean nRMSE, per seed: their mean over seeds, std
+    over seeds (0 for one), the number of values and of seeds."""
+    per_value = rows.groupby(["seed", "value"])["nrmse"].mean()  # (seed, value)
+    counts = per_value.groupby("seed").size()
+    if counts.nunique() != 1:
+        raise ValueError(f"seeds scored on different values: {counts.to_dict()}")
+    by_seed = per_value.groupby("seed").mean().to_numpy(dtype=float)
+    std = float(by_seed.std(ddof=1)) if len(by_seed) > 1 else 0.0
+    return float(by_seed.mean()), std, int(counts.iloc[0]), len(by_seed)
+
+
+def cape_gains_table(
+    metrics: pd.DataFrame, *, pairs: Mapping[str, str], labels: Mapping[str, str]
+) -> pd.DataFrame:
+    """Each CAPE model against its base model: the mean nRMSE over the seen and over the
+    unseen values, and the relative change (what CAPE claims to lower, most on unseen
+    values).
+
+    Parameters
+    ----------
+    metrics : pandas.DataFrame
+        Per-sample rows of the runs across parameters (``model`` the run's key).
+    pairs : mapping
+        ``{cape model: its base model}`` (keys of the study's models).
+    labels : mapping
+        Display label of each model key.
+
+    Returns
+    -------
+    pandas.DataFrame
+        :data:`CAPE_GAINS_COLUMNS`: ``nrmse`` is the mean over the split's values of each
+        value's mean over test trajectories, averaged over seeds (``seed_std`` its spread
+        over seeds); ``change`` is ``nrmse / baseline_nrmse - 1`` (-0.2: 20% lower).
+    """
+    rows = []
+    for (pde, split), group in metrics.groupby(["pde", "split"], sort=True):
+        for model, baseline in pairs.items():
+            found = {m: group[group["model"] == m] for m in (model, baseline)}
+            missing = [m for m, rows_of in found.items() if rows_of.empty]
+            if missing:
+                raise ValueError(f"{pde}, {split}: no metrics of {missing}")
+            ours, theirs = _split_means(found[model]), _split_means(found[baseline])
+            if ours[2] != theirs[2]:
+                raise ValueError(f"{pde}, {split}: {model} and {baseline} on other values")
+            rows.append(
+                {
+                    "pde": pde, "split": split, "model": labels[model],
+                    "baseline": labels[baseline], "n_values": ours[2], "nrmse": ours[0],
+                    "baseline_nrmse": theirs[0], "change": ours[0] / theirs[0] - 1.0,
+                    "seed_std": ours[1], "baseline_seed_std": theirs[1], "n_seeds": ours[3],
+                }
+            )  # fmt: skip
+    return pd.DataFrame(rows, columns=CAPE_GAINS_COLUMNS)
 
 
 def pdebench_table(

@@ -1,6 +1,6 @@
 """Tables and figures of a parametric study from the per-sample metrics of its runs
-(:mod:`.parametric`): the models across parameters, one model per value (PDEBench), and
-the basic-forms experiment."""
+(:mod:`.parametric`): the models across parameters, CAPE's change against its base
+models, one model per value (PDEBench), and the basic-forms experiment."""
 
 from __future__ import annotations
 
@@ -30,10 +30,16 @@ def run_parametric_tables(
     model_order: Sequence[str],
     published: Mapping[str, Mapping[float, float]],
     version: str,
+    cape_pairs: Mapping[str, str],
 ) -> None:
-    """The ``parameters`` and ``pdebench`` tables (CSV and Markdown) from per-sample
-    metrics of every run; ``outputs`` maps ``parameters_csv`` ... ``pdebench_md``."""
-    from pderepro.evaluation.parametric_tables import parameters_table, pdebench_table
+    """The ``parameters``, ``cape_gains`` and ``pdebench`` tables (CSV and Markdown) from
+    per-sample metrics of every run; ``outputs`` maps ``parameters_csv`` ...
+    ``pdebench_md``; ``cape_pairs`` each CAPE model to its base model."""
+    from pderepro.evaluation.parametric_tables import (
+        cape_gains_table,
+        parameters_table,
+        pdebench_table,
+    )
 
     frame = pd.concat([_with_run(p) for p in metrics], ignore_index=True)
     # each file's persistence rows were scored under its run's protocol (context frames,
@@ -46,6 +52,14 @@ def run_parametric_tables(
         outputs["parameters_csv"], outputs["parameters_md"],
         caption="nRMSE over predicted frames of the models trained across the seen values; "
         "persistence of the last true frame is the no-learning reference.",
+    )  # fmt: skip
+    labels = dict(zip(cape["model"], cape["label"], strict=True))
+    write_table(
+        cape_gains_table(cape, pairs=cape_pairs, labels=labels),
+        outputs["cape_gains_csv"], outputs["cape_gains_md"],
+        caption="Each CAPE model against its base model: nRMSE averaged over the split's "
+        "values (each value's mean over test trajectories; seed_std: spread over seeds); "
+        "change = nrmse / baseline_nrmse - 1.",
     )  # fmt: skip
     table = (
         pdebench_table(pdebench, published=published, version=version)

@@ -55,7 +55,9 @@ def train_params(plan, study: str, pde: str, run: str, **_: Any) -> dict[str, An
     if "optimizer_steps" in spec:
         training["optimizer_steps"] = spec["optimizer_steps"]
     return {
-        "spec": {k: v for k, v in spec["spec"].items() if k != "training"},
+        # the model alone: its optimiser settings are in training, and which model the
+        # tables compare it with is no concern of its training (nor a reason to rerun it)
+        "spec": {k: v for k, v in spec["spec"].items() if k not in ("training", "baseline")},
         "training": training,
         "protocol": {**cfg["protocols"][spec["protocol"]], "transform": pde_cfg["transform"]},
         "parameter": parameters_of(pde_cfg),
@@ -114,6 +116,7 @@ def tables_params(plan, study: str, **_: Any) -> dict[str, Any]:
         "model_order": order,
         "published": cfg["published"].get("values", {}),
         "version": cfg["published"].get("version", ""),
+        "cape_pairs": {k: m["baseline"] for k, m in cfg["models"].items() if "baseline" in m},
     }
 
 
