@@ -51,8 +51,16 @@ def test_parameters_table_orders_models_and_counts_persistence_once():
 def test_pdebench_table_puts_published_values_beside_ours_only():
     metrics = _metrics()
     metrics = metrics[metrics["model"].isin(["fno", "persistence"])]
-    table = pdebench_table(metrics, published={"advection": {0.4: 0.01}}, version="arXiv v7")
+    table = pdebench_table(
+        metrics, published={"advection": {0.4: 0.01}}, version="arXiv v7",
+        sizes={"advection": {"n_train": 32, "cells": 128, "epochs": 50, "t_final": 2.0}},
+        published_sizes={"n_samples": 10000, "cells": 256, "epochs": 500, "t_final": 2.0},
+    )  # fmt: skip
     assert list(table.columns) == PDEBENCH_COLUMNS
+    model_rows = table[table["model"] == "FNO"]
+    assert (model_rows["n_train"] == 32).all() and (model_rows["published_n_samples"] == 10000).all()
+    assert (model_rows["cells"] == 128).all() and (model_rows["published_epochs"] == 500).all()
+    assert table[table["model"] != "FNO"][["n_train", "published_cells"]].isna().all().all()
     fno = table[(table["model"] == "FNO") & (table["parameter"] == 0.4)].iloc[0]
     assert fno["published"] == 0.01 and fno["published_version"] == "arXiv v7"
     assert table[table["model"] != "FNO"]["published"].isna().all()

@@ -51,9 +51,21 @@ PDEBENCH_COLUMNS = [
     "ci_high",
     "n_seeds",
     "n_test",
+    "n_train",
+    "cells",
+    "epochs",
+    "t_final",
     "published",
     "published_version",
+    "published_n_samples",
+    "published_cells",
+    "published_epochs",
+    "published_t_final",
 ]
+#: The sizes beside each model row of ``pdebench.csv``: ours, and the paper's (``published_``
+#: prefixed; ``n_samples`` is its trajectories per value, all splits).
+PDEBENCH_SIZES = ("n_train", "cells", "epochs", "t_final")
+PUBLISHED_SIZES = ("n_samples", "cells", "epochs", "t_final")
 #: Columns of ``basic_forms.csv``.
 BASIC_FORMS_COLUMNS = [
     "training",
@@ -181,9 +193,11 @@ def pdebench_table(
     *,
     published: Mapping[str, Mapping[float, float]],
     version: str,
+    sizes: Mapping[str, Mapping[str, float]] | None = None,
+    published_sizes: Mapping[str, float] | None = None,
 ) -> pd.DataFrame:
     """nRMSE of one model per parameter value (the PDEBench protocol) beside the
-    published values.
+    published values, with the sizes of both.
 
     Parameters
     ----------
@@ -192,11 +206,16 @@ def pdebench_table(
     version : str
         Which version of the paper the published values come from (its two versions
         differ by up to 2.6x).
+    sizes : mapping, optional
+        Per PDE our :data:`PDEBENCH_SIZES` (training trajectories per value, cells after
+        the stride, epochs, final time).
+    published_sizes : mapping, optional
+        The paper's :data:`PUBLISHED_SIZES`.
 
     Returns
     -------
     pandas.DataFrame
-        :data:`PDEBENCH_COLUMNS`; references have no published value.
+        :data:`PDEBENCH_COLUMNS`; references have no published value and no sizes.
     """
     table = _summaries(metrics, ["pde", "value", "model"])
     table = table.sort_values(["pde", "value"], kind="stable")
@@ -209,6 +228,14 @@ def pdebench_table(
 
     table["published"] = table.apply(paper, axis=1)
     table["published_version"] = np.where(table["published"].notna(), version, "")
+    model = table["model"] != REFERENCE
+    for key in PDEBENCH_SIZES:
+        ours = table["pde"].map(lambda pde, key=key: (sizes or {}).get(pde, {}).get(key, np.nan))
+        table[key] = ours.where(model)
+    for key in PUBLISHED_SIZES:
+        table[f"published_{key}"] = np.where(
+            model, (published_sizes or {}).get(key, np.nan), np.nan
+        )
     table = table.assign(parameter=table["value"], model=table["label"])
     return table[PDEBENCH_COLUMNS].reset_index(drop=True)
 

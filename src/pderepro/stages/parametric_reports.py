@@ -31,10 +31,14 @@ def run_parametric_tables(
     published: Mapping[str, Mapping[float, float]],
     version: str,
     cape_pairs: Mapping[str, str],
+    pdebench_sizes: Mapping[str, Mapping[str, float]] | None = None,
+    published_sizes: Mapping[str, float] | None = None,
 ) -> None:
     """The ``parameters``, ``cape_gains`` and ``pdebench`` tables (CSV and Markdown) from
     per-sample metrics of every run; ``outputs`` maps ``parameters_csv`` ...
-    ``pdebench_md``; ``cape_pairs`` each CAPE model to its base model."""
+    ``pdebench_md``; ``cape_pairs`` each CAPE model to its base model;
+    ``pdebench_sizes`` per PDE ours and ``published_sizes`` the paper's, beside the
+    per-value rows (:func:`~pderepro.evaluation.parametric_tables.pdebench_table`)."""
     from pderepro.evaluation.parametric_tables import (
         cape_gains_table,
         parameters_table,
@@ -62,7 +66,13 @@ def run_parametric_tables(
         "change = nrmse / baseline_nrmse - 1.",
     )  # fmt: skip
     table = (
-        pdebench_table(pdebench, published=published, version=version)
+        pdebench_table(
+            pdebench,
+            published=published,
+            version=version,
+            sizes=pdebench_sizes,
+            published_sizes=published_sizes,
+        )  # fmt: skip
         if per_value.any()
         else pd.DataFrame(columns=PDEBENCH_COLUMNS)
     )

@@ -117,6 +117,18 @@ def tables_params(plan, study: str, **_: Any) -> dict[str, Any]:
         "published": cfg["published"].get("values", {}),
         "version": cfg["published"].get("version", ""),
         "cape_pairs": {k: m["baseline"] for k, m in cfg["models"].items() if "baseline" in m},
+        "pdebench_sizes": {
+            pde: {
+                "n_train": pde_cfg["dataset"]["n_train"],
+                "cells": pde_cfg["dataset"]["base_resolution"]
+                // cfg["protocols"]["pdebench"]["space_stride"],
+                "epochs": cfg["training"].get("pdebench_epochs", cfg["training"]["epochs"]),
+                "t_final": pde_cfg["dataset"]["t_final"],
+            }
+            for pde, pde_cfg in cfg["pdes"].items()
+            if pde_cfg["pdebench"]
+        },
+        "published_sizes": cfg["published"].get("sizes", {}),
     }
 
 
