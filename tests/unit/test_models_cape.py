@@ -121,11 +121,31 @@ def test_cape_norm_fixes_or_keeps_the_increment_size():
     assert spreads["none"].max() / spreads["none"].min() > 1.05
 
 
+def test_sigmoid_gates_bound_the_estimate_far_outside_the_training_range():
+    """Linear attention grows without bound with the parameter; sigmoid gates keep every
+    branch's weight in (0, 1), so a far-away parameter moves the estimate boundedly."""
+    from pderepro.models.cape import CAPE
+
+    u = smooth_frames(1, 1, N)[:, 0].expand(2, -1)  # (2, n)
+    far = torch.tensor([[10.0], [1000.0]])  # standardised parameters far outside [-2, 2]
+    growth = {}
+    for gate in ("linear", "sigmoid"):
+        torch.manual_seed(0)
+        cape = CAPE(n_params=1, channels=4, modes=3, hidden=8, norm="none", gate=gate)
+        with torch.no_grad():
+            increment = cape(u, far) - u  # (2, n)
+        growth[gate] = (increment[1].norm() / increment[0].norm()).item()
+    assert growth["linear"] > 10.0
+    assert growth["sigmoid"] < 2.0
+
+
 def test_cape_refuses_an_unknown_norm():
     from pderepro.models.cape import CAPE
 
     with pytest.raises(ValueError, match="norm"):
         CAPE(n_params=1, channels=4, modes=3, norm="batch")
+    with pytest.raises(ValueError, match="gate"):
+        CAPE(n_params=1, channels=4, modes=3, gate="softmax")
 
 
 def test_group_norm_unet_cannot_see_the_amplitude_batch_norm_can():

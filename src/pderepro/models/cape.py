@@ -31,10 +31,8 @@ Where the description is silent, the choices here are:
   ``estimate - u_t`` has the same spread over ``x`` (``|gain|``) in every sample, whatever
   the parameters: the size of the step (``beta dt``, the decay at large ``nu``) is lost
   and the base network has to recover it. ``norm="none"`` drops the normalisation (the
-  same gain and bias remain). On the pdebench_cape quick advection files, 1000 optimiser
-  steps, the validation rollout error of FNO + CAPE was 0.60 and 0.62 (2 seeds) with
-  ``"x"`` and 0.50 and 0.46 with ``"none"``; the study uses ``"none"``
-  (``benchmarks/parametric_budget_on_validation.py``).
+  same gain and bias remain). The pdebench_cape study uses ``"none"`` with linear gates,
+  chosen on validation (the measurements are in its study file).
 
 Parameter counts at the defaults (1 context frame, one PDE parameter; counts do not
 depend on the grid), with the plain baseline widened to match
