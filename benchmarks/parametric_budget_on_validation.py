@@ -145,6 +145,8 @@ def main() -> None:
             for name in args.candidates
             if any(r[0] == run and r[1] == name for r in rows)
         }
+        if not means:
+            continue  # no candidate applied to this run's architecture
         first = next(iter(means.values()))
         for name, mean in means.items():
             print(f"{run:10s} {name:40s} {mean:8.4f} {mean / first:8.2f}")

@@ -132,16 +132,16 @@ def parameters_table(metrics: pd.DataFrame, *, model_order: Sequence[str]) -> pd
     return table[PARAMETERS_COLUMNS].reset_index(drop=True)
 
 
-def _split_means(rows: pd.DataFrame) -> tuple[float, float, int, int]:
+def _split_means(rows: pd.DataFrame) -> tuple[float, float, frozenset, int]:
     """Mean over values of each value's mean nRMSE, per seed: their mean over seeds, std
-    over seeds (0 for one), the number of values and of seeds."""
+    over seeds (0 for one), the values and the number of seeds."""
     per_value = rows.groupby(["seed", "value"])["nrmse"].mean()  # (seed, value)
-    counts = per_value.groupby("seed").size()
-    if counts.nunique() != 1:
-        raise ValueError(f"seeds scored on different values: {counts.to_dict()}")
+    values = per_value.reset_index().groupby("seed")["value"].agg(frozenset)
+    if values.nunique() != 1:
+        raise ValueError(f"seeds scored on different values: {values.to_dict()}")
     by_seed = per_value.groupby("seed").mean().to_numpy(dtype=float)
     std = float(by_seed.std(ddof=1)) if len(by_seed) > 1 else 0.0
-    return float(by_seed.mean()), std, int(counts.iloc[0]), len(by_seed)
+    return float(by_seed.mean()), std, values.iloc[0], len(by_seed)
 
 
 def cape_gains_table(
@@ -175,12 +175,14 @@ def cape_gains_table(
             if missing:
                 raise ValueError(f"{pde}, {split}: no metrics of {missing}")
             ours, theirs = _split_means(found[model]), _split_means(found[baseline])
-            if ours[2] != theirs[2]:
-                raise ValueError(f"{pde}, {split}: {model} and {baseline} on other values")
+            if ours[2] != theirs[2] or ours[3] != theirs[3]:
+                raise ValueError(
+                    f"{pde}, {split}: {model} and {baseline} scored on other values or seeds"
+                )
             rows.append(
                 {
                     "pde": pde, "split": split, "model": labels[model],
-                    "baseline": labels[baseline], "n_values": ours[2], "nrmse": ours[0],
+                    "baseline": labels[baseline], "n_values": len(ours[2]), "nrmse": ours[0],
                     "baseline_nrmse": theirs[0], "change": ours[0] / theirs[0] - 1.0,
                     "seed_std": ours[1], "baseline_seed_std": theirs[1], "n_seeds": ours[3],
                 }
@@ -215,7 +217,8 @@ def pdebench_table(
     Returns
     -------
     pandas.DataFrame
-        :data:`PDEBENCH_COLUMNS`; references have no published value and no sizes.
+        :data:`PDEBENCH_COLUMNS`; references have no published value and no sizes, and
+        the paper's sizes stand only beside a published value.
     """
     table = _summaries(metrics, ["pde", "value", "model"])
     table = table.sort_values(["pde", "value"], kind="stable")
@@ -233,9 +236,8 @@ def pdebench_table(
         ours = table["pde"].map(lambda pde, key=key: (sizes or {}).get(pde, {}).get(key, np.nan))
         table[key] = ours.where(model)
     for key in PUBLISHED_SIZES:
-        table[f"published_{key}"] = np.where(
-            model, (published_sizes or {}).get(key, np.nan), np.nan
-        )
+        size = (published_sizes or {}).get(key, np.nan)
+        table[f"published_{key}"] = np.where(table["published"].notna(), size, np.nan)
     table = table.assign(parameter=table["value"], model=table["label"])
     return table[PDEBENCH_COLUMNS].reset_index(drop=True)
 

@@ -13,6 +13,8 @@ from pderepro.studies.parametric import (
     parameters_of,
     protocol_resolution,
     runs,
+    value_tag,
+    values_of,
 )
 
 #: One-step training: about 2e-7 s per trajectory frame, cell and epoch (FNO width 20, one
@@ -49,7 +51,7 @@ def train_params(plan, study: str, pde: str, run: str, **_: Any) -> dict[str, An
     spec = _run(plan, study, pde, run)
     pde_cfg = cfg["pdes"][pde]
     training = {**cfg["training"], **spec["spec"]["training"], "curriculum": spec["curriculum"]}
-    if spec["protocol"] == "pdebench":
+    if spec["protocol"] == "pdebench" and "epochs" not in spec["spec"]["training"]:
         training["epochs"] = training.pop("pdebench_epochs", training["epochs"])
     training.pop("pdebench_epochs", None)
     if "optimizer_steps" in spec:
@@ -108,6 +110,11 @@ def per_step_files(plan, study: str, **_: Any) -> list[str]:
     return [f.replace("/metrics/", "/per_step/") for f in metric_files(plan, study)]
 
 
+def _pdebench_run(pde_cfg: Any) -> str:
+    """Name of the first per-value run of a PDE (they share their training settings)."""
+    return f"pdebench-{value_tag(values_of(pde_cfg, 'pdebench')[0])}"
+
+
 def tables_params(plan, study: str, **_: Any) -> dict[str, Any]:
     cfg = plan.studies[study]
     models = list(cfg["models"])
@@ -122,7 +129,9 @@ def tables_params(plan, study: str, **_: Any) -> dict[str, Any]:
                 "n_train": pde_cfg["dataset"]["n_train"],
                 "cells": pde_cfg["dataset"]["base_resolution"]
                 // cfg["protocols"]["pdebench"]["space_stride"],
-                "epochs": cfg["training"].get("pdebench_epochs", cfg["training"]["epochs"]),
+                "epochs": train_params(plan, study, pde, _pdebench_run(pde_cfg))["training"][
+                    "epochs"
+                ],
                 "t_final": pde_cfg["dataset"]["t_final"],
             }
             for pde, pde_cfg in cfg["pdes"].items()
