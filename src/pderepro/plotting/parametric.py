@@ -56,27 +56,40 @@ def plot_error_vs_parameter(table: pd.DataFrame, *paths: str, title: str) -> Non
 
 def plot_error_vs_step(steps: pd.DataFrame, *paths: str, title: str) -> None:
     """Mean nRMSE of each predicted frame against the rollout step, per model, over the
-    seen and over the unseen values (one panel each).
+    seen and over the unseen values (columns) of each PDE (rows). Each frame is normalised
+    by its own truth, so a truth that decays (Burgers at large nu) drives the late steps
+    of every model up, whatever it predicts.
 
     Parameters
     ----------
     steps : pandas.DataFrame
-        ``model, value, split, step, nrmse`` rows of every run's per-step file.
+        ``pde, model, value, split, step, nrmse`` rows of every run's per-step file.
     """
     apply_theme()
+    pdes = list(dict.fromkeys(steps["pde"]))
     splits = [s for s in ("seen", "unseen") if s in set(steps["split"])]
-    fig, axes = plt.subplots(1, len(splits), figsize=(5 * len(splits), 3.6), squeeze=False)
-    for ax, split in zip(axes[0], splits, strict=True):
-        sns.lineplot(
-            data=steps[steps["split"] == split], x="step", y="nrmse", hue="model",
-            errorbar=None, ax=ax,
-        )  # fmt: skip
-        ax.set(yscale="log", title=f"{split} values", xlabel="rollout step", ylabel="nRMSE")
-        ax.get_legend().remove()
-    handles, labels = axes[0][0].get_legend_handles_labels()
-    axes[0][-1].legend(
-        handles, labels, fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1)
+    fig, axes = plt.subplots(
+        len(pdes), len(splits), figsize=(5 * len(splits), 3.2 * len(pdes)), squeeze=False
     )
+    for row, pde in zip(axes, pdes, strict=True):
+        for ax, split in zip(row, splits, strict=True):
+            here = steps[(steps["pde"] == pde) & (steps["split"] == split)]
+            if here.empty:
+                ax.set_axis_off()
+                continue
+            sns.lineplot(data=here, x="step", y="nrmse", hue="model", errorbar=None, ax=ax)
+            ax.set(yscale="log", title=f"{pde}, {split} values", xlabel="rollout step",
+                   ylabel="nRMSE of the frame")  # fmt: skip
+            ax.get_legend().remove()
+    handles: dict = {}
+    for ax in axes.flat:  # every model once, whichever panels it appears in
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            handles.setdefault(label, handle)
+    axes[0][-1].legend(
+        list(handles.values()), list(handles), fontsize="small", loc="upper left",
+        bbox_to_anchor=(1.02, 1),
+    )  # fmt: skip
+    fig.subplots_adjust(hspace=0.5)
     fig.suptitle(title, fontsize=10)
     save_figure(fig, *paths)
 

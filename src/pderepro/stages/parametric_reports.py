@@ -5,6 +5,7 @@ models, one model per value (PDEBench), and the basic-forms experiment."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -82,6 +83,15 @@ def run_parametric_tables(
     )  # fmt: skip
 
 
+def _per_step_rows(path: str) -> pd.DataFrame:
+    """A per-step file's rows with its PDE, which its path names
+    (``results/<study>/<pde>/per_step/<run>/seed<k>.csv``)."""
+    parts = Path(path).parts
+    if len(parts) < 4 or parts[-3] != "per_step":
+        raise ValueError(f"{path}: not a results/<study>/<pde>/per_step/<run>/<seed> file")
+    return pd.read_csv(path).assign(pde=parts[-4])
+
+
 def run_plot_parametric(
     *,
     parameters: str,
@@ -101,7 +111,7 @@ def run_plot_parametric(
         return [outputs[f"{name}_png"], outputs[f"{name}_pdf"]]
 
     plot_error_vs_parameter(pd.read_csv(parameters), *paths("error_vs_parameter"), title=title)
-    steps = pd.concat([pd.read_csv(p) for p in per_step], ignore_index=True)
+    steps = pd.concat([_per_step_rows(p) for p in per_step], ignore_index=True)
     plot_error_vs_step(steps, *paths("error_vs_step"), title=title)
     plot_rollouts([open_netcdf(p) for p in predictions], *paths("rollouts"))
 

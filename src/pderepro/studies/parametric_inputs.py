@@ -73,8 +73,12 @@ def evaluate_inputs(plan, study: str, pde: str, run: str, **_: Any) -> list[str]
 
 
 def evaluate_params(plan, study: str, pde: str, run: str, **_: Any) -> dict[str, Any]:
+    """The values the run counts as seen (a per-value run: its own value) and how many
+    rollouts per value it keeps for the figures."""
     cfg = plan.studies[study]
-    return {"seen": cfg["pdes"][pde]["seen"], "n_keep": cfg["figures"]["samples"]}
+    spec = _run(plan, study, pde, run)
+    seen = spec["train"] if spec["protocol"] == "pdebench" else cfg["pdes"][pde]["seen"]
+    return {"seen": seen, "n_keep": cfg["figures"]["samples"]}
 
 
 def rollout_files(plan, study: str, **_: Any) -> list[str]:
