@@ -131,8 +131,7 @@ def tables_params(plan, study: str, **_: Any) -> dict[str, Any]:
         "pdebench_sizes": {
             pde: {
                 "n_train": pde_cfg["dataset"]["n_train"],
-                "cells": pde_cfg["dataset"]["base_resolution"]
-                // cfg["protocols"]["pdebench"]["space_stride"],
+                "cells": protocol_resolution(cfg, pde, "pdebench"),
                 "epochs": train_params(plan, study, pde, _pdebench_run(pde_cfg))["training"][
                     "epochs"
                 ],
