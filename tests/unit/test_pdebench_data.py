@@ -96,9 +96,9 @@ def test_shapes_coordinates_and_parameter(tiny, solver):
 @pytest.mark.parametrize("solver", SOLVERS)
 def test_recorded_seeds_and_initial_conditions_reproduce_each_sample(tiny, solver):
     ds = tiny[solver]
-    assert ds["ic_mode"].dims == ("sample", "sine") and ds["ic_mode"].shape == (4, 2)
+    assert ds["ic_mode"].dims == ("sample", "sine") and ds["ic_mode"].shape == (4, 4)
     assert ds["ic_phase"].dims == ("sample", "sine") and ds["ic_windowed"].dims == ("sample",)
-    np.testing.assert_array_equal(ds["sine"], [1, 2])
+    np.testing.assert_array_equal(ds["sine"], [1, 2, 3, 4])  # candidate modes k
     recorded = gp.recorded_initial_conditions(ds)
     drawn = [draw_initial_condition(np.random.default_rng(int(s))) for s in ds["seed"].values]
     assert recorded == drawn  # the seed alone reproduces every drawn parameter
@@ -137,7 +137,7 @@ def test_burgers_records_its_resolution_and_refuses_an_under_resolved_sample(tin
     assert ds["spectral_tail"].dims == ("sample",)
     assert np.all(ds["spectral_tail"].values < 1e-7)
     problem = PDEBenchBurgersProblem(0.1, n_cells=64, n_frames=11)
-    assert ds.attrs["internal_resolution"] == problem.resolution == 256
+    assert ds.attrs["internal_resolution"] == problem.resolution == 512
     assert ds.attrs["time_step"] == problem.time_step
     monkeypatch.setattr(gp, "MAX_SPECTRAL_TAIL", 0.0)
     with pytest.raises(gp.UnderResolvedError, match=r"samples \[5, 6\].*points_per_front"):
@@ -221,7 +221,7 @@ def test_cost_models_follow_the_stored_values_and_the_burgers_grid():
     cfg = checked({"name": "full", "solver": "pdebench_burgers", "nu": 1.0, **SIZES, **SEED})
     assert burgers.values_per_sample(cfg) == adv.values_per_sample(cfg) == 201 * 1024
     assert adv.seconds_per_sample(cfg) == pytest.approx(201 * 1024 * 1e-7)
-    # nu = 1e-3: 16 times the points and 16 times the steps of nu = 1 (solver's own rule)
+    # nu = 1e-3: 32 times the points and 687 / 22 the steps of nu = 1 (solver's own rule)
     ratio = burgers.seconds_per_sample({**cfg, "nu": 1e-3}) / burgers.seconds_per_sample(cfg)
-    assert ratio == pytest.approx(16 * 172 / 11)
-    assert 20 < burgers.seconds_per_sample({**cfg, "nu": 1e-3}) < 100
+    assert ratio == pytest.approx(32 * 687 / 22)
+    assert 80 < burgers.seconds_per_sample({**cfg, "nu": 1e-3}) < 400

@@ -21,6 +21,7 @@ from pderepro.solvers.pdebench_ic import (
     sample_initial_conditions,
     window,
 )
+from pderepro.solvers.pdebench_ic_verification import initial_law_verification, law_statistics
 from pderepro.solvers.pdebench_verification import (
     STEEP_IC,
     advection_verification,
@@ -60,24 +61,45 @@ def test_grid_and_times_match_references():
     np.testing.assert_allclose(np.diff(t), 0.01, rtol=1e-12)
 
 
-def test_parameter_ranges_and_fractions():
+def test_draws_follow_the_released_law():
     ics = _draw(4000)
-    modes = np.array([ic.modes for ic in ics])
+    modes = np.array([ic.modes for ic in ics])  # k c_k per candidate k
     amp = np.array([ic.amplitudes for ic in ics])
     phase = np.array([ic.phases for ic in ics])
-    assert modes.shape == (4000, 2)
-    np.testing.assert_array_equal(np.unique(modes), [1, 2, 3, 4])
-    # each mode about 1/4 of draws (sd 0.005 for 8000 draws)
-    np.testing.assert_allclose(np.bincount(modes.ravel())[1:] / modes.size, 0.25, atol=0.02)
+    assert modes.shape == amp.shape == phase.shape == (4000, 4)
+    assert all(ic.wavelength == 1 - 1 / 1024 for ic in ics)
+    counts = modes // np.arange(1, 5)
+    np.testing.assert_array_equal(modes, counts * np.arange(1, 5))  # k c_k, nothing else
+    assert set(counts.sum(axis=1)) == {2}  # two draws per sample
+    # each candidate drawn with probability 1 - (3/4)^2 = 7/16 (sd 0.008 at 4000)
+    np.testing.assert_allclose((counts > 0).mean(axis=0), 7 / 16, atol=0.035)
     assert amp.min() >= 0 and amp.max() < 1 and abs(amp.mean() - 0.5) < 0.02
     assert phase.min() >= 0 and phase.max() < 2 * np.pi
     left = np.array([ic.x_left for ic in ics])
     right = np.array([ic.x_right for ic in ics])
     assert left.min() >= 0.1 and left.max() <= 0.45 and right.min() >= 0.55 and right.max() <= 0.9
-    # P(|.|) = P(window) = 0.1, P(negative) = 0.5; sd 0.0047 and 0.008 at 4000 draws
-    assert abs(np.mean([ic.absolute for ic in ics]) - 0.1) < 0.02
-    assert abs(np.mean([ic.windowed for ic in ics]) - 0.1) < 0.02
-    assert abs(np.mean([ic.sign < 0 for ic in ics]) - 0.5) < 0.035
+    # independent edges, not the released code's shared draw (x_R - x_L = 0.45 always)
+    assert np.std(right - left) > 0.1
+
+
+def test_law_statistics_pass_their_verification_rows():
+    for stat in law_statistics(n_draws=2000, seed=1):
+        assert abs(stat["observed"] - stat["expected"]) <= stat["tolerance"], stat
+    rows = initial_law_verification(n_draws=500, seed=2)
+    assert len(rows) == 9 and (rows["resolution"] == 500).all()
+
+
+def test_law_fields_carry_offsets_and_the_stretched_wavelength():
+    u0, ics = sample_initial_conditions([np.random.default_rng((4, i)) for i in range(400)], X)
+    assert np.mean(np.abs(u0.mean(axis=1)) > 0.1) > 0.8  # a zero-mean law gives about 0.11
+    assert 2.0 < np.abs(u0).max() <= SPEED_BOUND
+    # one wave of mode 1 over the cell-centre span 1 - 1/N, not over the period
+    one = SinesIC(modes=(1,), amplitudes=(1.0,), phases=(0.0,), wavelength=1 - 1 / 1024)
+    u = evaluate_initial_conditions([one], X)[0]
+    np.testing.assert_allclose(u, np.sin(2 * np.pi * X * 1024 / 1023), atol=1e-14)
+    # a constant offset from an unselected candidate
+    flat = SinesIC(modes=(0, 2), amplitudes=(0.5, 0.0), phases=(0.3, 0.0))
+    np.testing.assert_allclose(evaluate_initial_conditions([flat], X)[0], 0.5 * np.sin(0.3))
 
 
 def test_formula_abs_sign_and_window():
@@ -104,17 +126,16 @@ def test_fields_bounded_and_samples_are_independent_of_batching():
     np.testing.assert_array_equal(alone[0], u0[7])
     assert ics[7] != ics[8]
     record = ics[7].record()
-    assert set(record) == {"n1", "a1", "phi1", "n2", "a2", "phi2", "absolute", "sign"} | {
-        "windowed",
-        "x_left",
-        "x_right",
-    }
+    sines = {f"{name}{i}" for name in ("n", "a", "phi") for i in range(1, 5)}
+    flags = {"absolute", "sign", "windowed", "x_left", "x_right", "wavelength"}
+    assert set(record) == sines | flags
 
 
 @pytest.mark.parametrize(
     "kwargs",
     [
-        {"modes": (0, 1)},
+        {"modes": (-1, 1)},
+        {"wavelength": 0.0},
         {"modes": (1.5, 1)},
         {"amplitudes": (math.nan, 0.1)},
         {"phases": (0.0,)},
@@ -154,7 +175,8 @@ def test_grid_aligned_shift_equals_roll(cells, beta):
 
 
 def test_off_grid_shift_matches_fourier_shift():
-    smooth = [replace(ic, absolute=False, windowed=False) for ic in _draw(6)]
+    # exact for 1-periodic sums only: the law's wavelength 1 - 1/N leaves a wrap-around jump
+    smooth = [replace(ic, absolute=False, windowed=False, wavelength=1.0) for ic in _draw(6)]
     u0 = evaluate_initial_conditions(smooth, X)
     k = 2 * np.pi * np.arange(513)
     for beta, t in [(0.4, 0.37), (7.0, 1.99), (-1.3, 0.123)]:
@@ -191,8 +213,9 @@ def test_bad_advection_inputs_rejected(beta, t):
 
 def test_internal_grid_rule_and_cell_centres():
     sizes = {nu: PDEBenchBurgersProblem(nu).resolution for nu in RELEASED_NUS}
-    assert sizes[0.001] == 16384 and sizes[0.002] == 8192 and sizes[0.01] == 2048
-    assert all(n == 1024 for nu, n in sizes.items() if nu >= 0.02)
+    # 5 points per front 2 nu / (pi U) at the law's speed bound U = 4
+    assert sizes[0.001] == 32768 and sizes[0.002] == 16384 and sizes[0.01] == 4096
+    assert sizes[0.02] == 2048 and all(n == 1024 for nu, n in sizes.items() if nu >= 0.04)
     for nu in (0.001, 0.1):
         p = PDEBenchBurgersProblem(nu)
         np.testing.assert_array_equal(p.internal_grid[:: p.stride], X)
@@ -294,7 +317,7 @@ def test_bad_burgers_initial_values_rejected():
     with pytest.raises(ValueError, match="finite"):
         solve_viscous_burgers(bad, p, device="cpu")
     with pytest.raises(ValueError, match="speed_bound"):
-        solve_viscous_burgers(np.full(1024, 2.5), p, device="cpu")
+        solve_viscous_burgers(np.full(1024, 4.5), p, device="cpu")
 
 
 def test_unstable_step_reports_divergence():

@@ -62,8 +62,15 @@ VARIABLE_ATTRS: dict[str, dict[str, str]] = {
         "long_name": "PDEBench Burgers viscosity nu in u_t + (u^2/2)_x = (nu/pi) u_xx",
         "units": "1",
     },
-    "sine": {"long_name": "index i of the sine terms of the initial condition", "units": "1"},
-    "ic_mode": {"long_name": "mode number n_i of sine i of u0 (wavenumber 2 pi n_i)", "units": "1"},
+    "sine": {
+        "long_name": "index i of the sine terms of the initial condition (candidate mode k)",
+        "units": "1",
+    },
+    "ic_mode": {
+        "long_name": "mode number n_i of sine i of u0 (wavenumber 2 pi n_i / ic_wavelength; "
+        "0: a constant offset)",
+        "units": "1",
+    },
     "ic_amplitude": {"long_name": "amplitude A_i of sine i of u0", "units": "1"},
     "ic_phase": {"long_name": "phase phi_i of sine i of u0", "units": "radian"},
     "ic_absolute": {"long_name": "1 where |u0| was taken, else 0", "units": "1"},
@@ -78,6 +85,10 @@ VARIABLE_ATTRS: dict[str, dict[str, str]] = {
     },
     "ic_window_right": {
         "long_name": "right edge x_R of the u0 window (used where windowed)",
+        "units": "1",
+    },
+    "ic_wavelength": {
+        "long_name": "divisor L of the sine arguments of u0 (1 - 1/1024 under PDEBench's law)",
         "units": "1",
     },
     "spectral_tail": {

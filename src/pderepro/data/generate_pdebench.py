@@ -88,10 +88,10 @@ def ic_records(ics: Sequence[SinesIC]) -> dict[str, tuple[tuple[str, ...], np.nd
     dict
         ``{name: (dims, values)}``: ``ic_mode`` (int32), ``ic_amplitude`` (velocity units)
         and ``ic_phase`` (radians), each ``(sample, sine)``; ``ic_absolute``,
-        ``ic_windowed`` (int8 0/1), ``ic_sign`` (int8 +-1), ``ic_window_left`` and
-        ``ic_window_right`` (length units), each ``(sample,)``. float64, so that
-        :func:`~pderepro.solvers.pdebench_ic.evaluate_initial_conditions` of the
-        recorded values reproduces the sample.
+        ``ic_windowed`` (int8 0/1), ``ic_sign`` (int8 +-1), ``ic_window_left``,
+        ``ic_window_right`` and ``ic_wavelength`` (length units), each ``(sample,)``.
+        float64, so that :func:`~pderepro.solvers.pdebench_ic.evaluate_initial_conditions`
+        of the recorded values reproduces the sample.
     """
     pair, single = ("sample", "sine"), ("sample",)
     return {
@@ -103,6 +103,7 @@ def ic_records(ics: Sequence[SinesIC]) -> dict[str, tuple[tuple[str, ...], np.nd
         "ic_windowed": (single, np.array([ic.windowed for ic in ics], dtype=np.int8)),
         "ic_window_left": (single, np.array([ic.x_left for ic in ics], dtype=np.float64)),
         "ic_window_right": (single, np.array([ic.x_right for ic in ics], dtype=np.float64)),
+        "ic_wavelength": (single, np.array([ic.wavelength for ic in ics], dtype=np.float64)),
     }
 
 
@@ -118,6 +119,7 @@ def recorded_initial_conditions(ds: xr.Dataset) -> list[SinesIC]:
             windowed=bool(ds["ic_windowed"].values[i]),
             x_left=float(ds["ic_window_left"].values[i]),
             x_right=float(ds["ic_window_right"].values[i]),
+            wavelength=float(ds["ic_wavelength"].values[i]),
         )
         for i in range(ds.sizes["sample"])
     ]

@@ -10,9 +10,9 @@ pure diffusion (``rho = 0``) and pure reaction (``nu = 0``), are solved exactly 
 code, and only the full equation carries a splitting error, of second order in ``dt``
 (verified by self-convergence in :mod:`pderepro.solvers.pdebench_verification`).
 
-Initial conditions are the PDEBench sums of sines (:mod:`pderepro.solvers.pdebench_ic`)
-mapped into [0, 1] sample by sample, ``(u0 - min u0) / (max u0 - min u0)`` over the grid
-(REFERENCES §3 says only that PDEBench rescales them there; this is our choice). The
+Initial conditions are the PDEBench law's fields (:mod:`pderepro.solvers.pdebench_ic`)
+mapped into [0, 1] sample by sample, ``(u0 - min u0) / (max u0 - min u0)`` over the grid,
+as the released generator does (REFERENCES §3). The
 logistic map keeps values in [0, 1]; the heat semigroup does too, while on the grid its
 truncated Fourier kernel is not strictly positive, so a step with small ``nu dt n^2`` can
 leave values a round-off-sized amount outside (none seen at the released nu >= 0.5).

@@ -1,17 +1,36 @@
-"""PDEBench 1-D initial conditions on the periodic unit interval (REFERENCES §3).
+"""PDEBench 1-D initial conditions as PDEBench's released data generator draws them
+(REFERENCES §3, corrected 2026-12-05).
 
-Every sample is a sum of two sines ``A_i sin(2 pi n_i x + phi_i)`` with ``n_i`` uniform on
-``{1, 2, 3, 4}``, ``A_i ~ U(0, 1)`` and ``phi_i ~ U(0, 2 pi)``; with probability 0.1 its
-absolute value is taken; its sign is flipped with probability 1/2; and with probability 0.1 it
-is multiplied by the window ``(tanh((x - x_L) / 0.01) - tanh((x - x_R) / 0.01)) / 2`` with
-``x_L ~ U(0.1, 0.45)``, ``x_R ~ U(0.55, 0.9)``. The steps are applied in that order.
+The law: of ``K = 4`` candidate modes ``k = 1..4``, two integers are drawn uniformly from
+``{1..4}``, independently (they may coincide), and ``c_k`` counts how many of the two equal
+``k`` (0, 1 or 2). For every ``k`` an amplitude ``A_k ~ U(0, 1)`` and a phase
+``phi_k ~ U(0, 2 pi)`` are drawn, and
+
+    ``u0(x) = sum_k A_k sin(2 pi k c_k x / L + phi_k)``,  ``L = x_N - x_1 = 1 - 1/N``
+
+on the ``N = 1024`` cell centres. So an unselected candidate (``c_k = 0``) adds the constant
+``A_k sin(phi_k)`` (every sample carries two or three such offsets: its mean is rarely near
+zero), a mode drawn twice has its wavenumber doubled (mode numbers ``k c_k`` up to 8),
+``|u0|`` reaches about 3.5 (bounded by 4), and the divisor ``L`` (the span of the cell
+centres, not the period 1) stretches every wave by ``N / (N - 1)``: the field is not
+exactly periodic, with a jump of at most ``2 pi (sum_k k c_k) / (N - 1) < 0.05`` where the
+periodic extension wraps. Then, in this order: with probability 0.1 the absolute value is
+taken; the field is multiplied by a random sign (probability 1/2 each); with probability
+0.1 it is multiplied by the window ``(tanh((x - x_L) / 0.01) - tanh((x - x_R) / 0.01)) / 2``
+with ``x_L ~ U(0.1, 0.45)`` and ``x_R ~ U(0.55, 0.9)``. Diffusion-reaction then rescales
+each sample to [0, 1] (:mod:`pderepro.solvers.diffusion_reaction`).
+
+Not copied (artefacts of the released code's random-number use, not part of the law): it
+draws ``x_L`` and ``x_R`` from one random number, so that ``x_R - x_L = 0.45`` always, and
+shares random keys between several other draws. Here every draw is independent, from one
+``numpy.random.Generator`` per sample.
 
 The drawn parameters are kept (:class:`SinesIC`) rather than only the sampled field, because
 the solvers evaluate the formula itself at other points: advection at shifted points, Burgers
 on a grid finer than the saved one. The formula is evaluated at ``x mod 1``, i.e. the
-periodic extension of its values on [0, 1). The window is not exactly periodic: its values at
-``x = 0`` and ``x = 1`` differ by at most ``exp(-20) ~ 2e-9`` (``x_L >= 0.1``,
-``x_R <= 0.9``), a jump of that relative size that every periodic solver sees.
+periodic extension of its values on [0, 1): at the saved cell centres this is exactly the
+released law, and the solvers see its boundary jump as the released solvers do. The window
+itself is periodic to ``exp(-20) ~ 2e-9`` (``x_L >= 0.1``, ``x_R <= 0.9``).
 """
 
 from __future__ import annotations
@@ -27,9 +46,13 @@ N_CELLS = 1024
 N_FRAMES = 201
 #: Final time of advection and Burgers (time units); frames are 0.01 apart.
 T_FINAL = 2.0
-#: Sine mode numbers ``n`` are drawn uniformly from ``1..MAX_MODE``.
-MAX_MODE = 4
-N_SINES = 2
+#: Candidate modes ``k = 1..CANDIDATE_MODES``; ``MODE_DRAWS`` of them are drawn with
+#: replacement.
+CANDIDATE_MODES = 4
+MODE_DRAWS = 2
+#: The law's wavelength divisor: the span ``x_N - x_1`` of the released 1024 cell centres
+#: (length units), not the period 1.
+LAW_WAVELENGTH = 1.0 - 1.0 / N_CELLS
 P_ABSOLUTE = 0.1
 P_NEGATIVE = 0.5
 P_WINDOW = 0.1
@@ -37,19 +60,22 @@ P_WINDOW = 0.1
 WINDOW_WIDTH = 0.01
 WINDOW_LEFT = (0.1, 0.45)
 WINDOW_RIGHT = (0.55, 0.9)
-#: Bound on ``|u0|`` for this family: two amplitudes below 1, and abs, sign and window
-#: (values in [0, 1]) cannot increase it (velocity units).
-SPEED_BOUND = 2.0
+#: Bound on ``|u0|`` for this law: four amplitudes below 1, and abs, sign and window
+#: (values in [0, 1]) cannot increase it (velocity units). The largest of 20,000 draws is
+#: about 3.5.
+SPEED_BOUND = 4.0
 
 
 @dataclass(frozen=True)
 class SinesIC:
-    """Drawn parameters of one PDEBench initial condition.
+    """Drawn parameters of one PDEBench initial condition: a sum of sines, then abs, sign, window.
 
     Attributes
     ----------
     modes : tuple of int
-        Mode numbers ``n_i`` (wavenumber ``2 pi n_i``, 1/length).
+        Mode numbers ``n_i >= 0``: the wave is ``sin(2 pi n_i x / wavelength + phi_i)``. Under
+        the law ``n_k = k c_k``; 0 (an unselected candidate) makes the constant
+        ``A_i sin(phi_i)``.
     amplitudes : tuple of float
         ``A_i`` (velocity units).
     phases : tuple of float
@@ -63,6 +89,9 @@ class SinesIC:
     x_left, x_right : float
         Window edges (length units); drawn for every sample so that every sample consumes
         the same number of random draws, used only when ``windowed``.
+    wavelength : float
+        Divisor ``L`` of the waves (length units): :data:`LAW_WAVELENGTH` under the law, 1
+        for exactly periodic sums of sines (the verification cases).
     """
 
     modes: tuple[int, ...]
@@ -73,6 +102,7 @@ class SinesIC:
     windowed: bool = False
     x_left: float = 0.25
     x_right: float = 0.75
+    wavelength: float = 1.0
 
     def __post_init__(self) -> None:
         if not (len(self.modes) == len(self.amplitudes) == len(self.phases) >= 1):
@@ -80,15 +110,23 @@ class SinesIC:
                 "modes, amplitudes and phases must have one common non-zero length, got "
                 f"{len(self.modes)}, {len(self.amplitudes)}, {len(self.phases)}"
             )
-        if any(isinstance(n, bool) or int(n) != n or n < 1 for n in self.modes):
-            raise ValueError(f"modes must be positive integers, got {self.modes}")
-        values = (*self.amplitudes, *self.phases, self.x_left, self.x_right)
+        if any(isinstance(n, bool) or int(n) != n or n < 0 for n in self.modes):
+            raise ValueError(f"modes must be non-negative integers, got {self.modes}")
+        values = (*self.amplitudes, *self.phases, self.x_left, self.x_right, self.wavelength)
         if not all(math.isfinite(v) for v in values):
             raise ValueError(f"initial-condition parameters must be finite, got {self}")
+        if self.wavelength <= 0:
+            raise ValueError(f"wavelength must be positive, got {self.wavelength}")
         if self.sign not in (1.0, -1.0):
             raise ValueError(f"sign must be +1 or -1, got {self.sign}")
         if self.windowed and not self.x_left < self.x_right:
             raise ValueError(f"need x_left < x_right, got {self.x_left}, {self.x_right}")
+
+    @property
+    def periodic_sines(self) -> bool:
+        """Whether the sum of sines is exactly 1-periodic with zero mean (wavelength 1, no
+        constant terms): what a Fourier or Cole-Hopf reference needs."""
+        return self.wavelength == 1.0 and min(self.modes) >= 1
 
     def record(self) -> dict[str, float | int | bool]:
         """Flat dictionary of the parameters (``n1, a1, phi1, n2, ...``) for a data record."""
@@ -98,7 +136,7 @@ class SinesIC:
         ):
             out |= {f"n{i}": int(n), f"a{i}": float(a), f"phi{i}": float(phi)}
         flags = asdict(self)
-        for key in ("absolute", "sign", "windowed", "x_left", "x_right"):
+        for key in ("absolute", "sign", "windowed", "x_left", "x_right", "wavelength"):
             out[key] = flags[key]
         return out
 
@@ -132,11 +170,11 @@ def frame_times(t_final: float = T_FINAL, n_frames: int = N_FRAMES) -> np.ndarra
 
 
 def draw_initial_condition(rng: np.random.Generator) -> SinesIC:
-    """Draw one initial condition's parameters.
+    """Draw one initial condition's parameters under the released generator's law.
 
-    The draws are made in a fixed order and number (modes, amplitudes, phases, the abs flag,
-    the sign, the window flag, ``x_L``, ``x_R``), so one generator per sample, seeded by the
-    caller, reproduces that sample alone.
+    The draws are made in a fixed order and number (the two candidate draws, four amplitudes,
+    four phases, the abs flag, the sign, the window flag, ``x_L``, ``x_R``), so one generator
+    per sample, seeded by the caller, reproduces that sample alone.
 
     Parameters
     ----------
@@ -146,15 +184,19 @@ def draw_initial_condition(rng: np.random.Generator) -> SinesIC:
     Returns
     -------
     SinesIC
+        Four sines, ``modes[k - 1] = k c_k`` (0 for an unselected candidate), wavelength
+        :data:`LAW_WAVELENGTH`.
     """
     if not isinstance(rng, np.random.Generator):
         raise ValueError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
-    modes = rng.integers(1, MAX_MODE + 1, size=N_SINES)
-    amplitudes = rng.uniform(0.0, 1.0, size=N_SINES)
-    phases = rng.uniform(0.0, 2.0 * np.pi, size=N_SINES)
+    drawn = rng.integers(1, CANDIDATE_MODES + 1, size=MODE_DRAWS)
+    candidates = np.arange(1, CANDIDATE_MODES + 1)
+    counts = (drawn[None, :] == candidates[:, None]).sum(axis=1)  # c_k, (CANDIDATE_MODES,)
+    amplitudes = rng.uniform(0.0, 1.0, size=CANDIDATE_MODES)
+    phases = rng.uniform(0.0, 2.0 * np.pi, size=CANDIDATE_MODES)
     absolute, negative, windowed = rng.random(3) < (P_ABSOLUTE, P_NEGATIVE, P_WINDOW)
     return SinesIC(
-        modes=tuple(int(n) for n in modes),
+        modes=tuple(int(n) for n in candidates * counts),
         amplitudes=tuple(float(a) for a in amplitudes),
         phases=tuple(float(p) for p in phases),
         absolute=bool(absolute),
@@ -162,6 +204,7 @@ def draw_initial_condition(rng: np.random.Generator) -> SinesIC:
         windowed=bool(windowed),
         x_left=float(rng.uniform(*WINDOW_LEFT)),
         x_right=float(rng.uniform(*WINDOW_RIGHT)),
+        wavelength=LAW_WAVELENGTH,
     )
 
 
@@ -202,17 +245,19 @@ def evaluate_initial_conditions(ics: Sequence[SinesIC], x: np.ndarray) -> np.nda
         raise ValueError("need at least one initial condition")
     if len({len(ic.modes) for ic in ics}) != 1:
         raise ValueError("all initial conditions must have the same number of sines")
+    if len({ic.wavelength for ic in ics}) != 1:
+        raise ValueError("all initial conditions must have the same wavelength")
     x = np.asarray(x, dtype=np.float64)
     if x.ndim not in (1, 2) or (x.ndim == 2 and x.shape[0] != len(ics)):
         raise ValueError(f"x must have shape (P,) or ({len(ics)}, P), got {x.shape}")
     if not np.all(np.isfinite(x)):
         raise ValueError("x must be finite")
     xs = np.broadcast_to(np.mod(x, 1.0), (len(ics), x.shape[-1]))  # (S, P)
-    k = 2.0 * np.pi * np.array([ic.modes for ic in ics], dtype=np.float64)  # (S, n_sines)
+    k = 2.0 * np.pi / ics[0].wavelength * np.array([ic.modes for ic in ics], dtype=np.float64)
     amp = np.array([ic.amplitudes for ic in ics])
     phase = np.array([ic.phases for ic in ics])
     u = np.zeros(xs.shape)
-    for i in range(k.shape[1]):  # a loop over 2 sines keeps memory at (S, P)
+    for i in range(k.shape[1]):  # (S, n_sines); a loop over sines keeps memory at (S, P)
         u += amp[:, i, None] * np.sin(k[:, i, None] * xs + phase[:, i, None])
     absolute = np.array([ic.absolute for ic in ics])
     u[absolute] = np.abs(u[absolute])

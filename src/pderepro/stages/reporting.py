@@ -24,6 +24,7 @@ from pderepro.solvers.diffusion_reaction_verification import diffusion_reaction_
 from pderepro.solvers.lorenz96_verification import lorenz96_convergence
 from pderepro.solvers.navier_stokes_box_verification import navier_stokes_box_verification
 from pderepro.solvers.navier_stokes_verification import navier_stokes_verification
+from pderepro.solvers.pdebench_ic_verification import initial_law_verification
 from pderepro.solvers.pdebench_verification import pdebench_verification
 from pderepro.solvers.verification import burgers_convergence
 
@@ -140,6 +141,7 @@ def run_validate_solvers(*, csv: str, figures: Sequence[str]) -> None:
         darcy_convergence,
         navier_stokes_verification,
         navier_stokes_box_verification,
+        initial_law_verification,
         pdebench_verification,
         diffusion_reaction_verification,
     ]
