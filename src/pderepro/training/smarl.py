@@ -27,7 +27,7 @@ logger = logging.getLogger(__name__)
 __all__ = ["CURVE_COLUMNS", "train_smarl"]
 
 #: Columns of the training curve returned by :func:`train_smarl`.
-CURVE_COLUMNS = ("timesteps", "episode_reward", "mean_cs")
+CURVE_COLUMNS = ("timesteps", "episode_reward", "mean_cs", "blowups")
 
 
 def _minibatch_size(rollout: int) -> int:
@@ -66,10 +66,14 @@ def train_smarl(
 ) -> tuple[SmarlPolicy, pd.DataFrame]:  # fmt: skip
     """Train the SMARL closure by PPO (stable-baselines3) on :class:`LesAgentsEnv`.
 
-    One PPO rollout is one episode of every LES (``n_steps`` = the episode's actions, so a
+    One PPO rollout is ``n_actions`` steps of every LES (one episode when none blows up, so a
     rollout holds ``n_actions * batch * n_agents`` agent transitions), split into up to 8
-    minibatches; the actor and critic are separate Tanh MLPs of widths ``hidden``. Training
-    runs on the CPU, seeded by ``seed`` (sb3, the environment's rng, torch).
+    minibatches; the actor and critic are separate Tanh MLPs of widths ``hidden``. An LES that
+    blows up ends alone with :func:`~pderepro.training.smarl_env.blowup_penalty` of ``gamma``
+    (terminal: no bootstrap) and restarts from a snapshot; the time limit is a truncation, from
+    which sb3's GAE bootstraps with ``gamma V(final observation)`` (the ``TimeLimit.truncated``
+    info of :class:`AgentsVecEnv`). Training runs on the CPU, seeded by ``seed`` (sb3, the
+    environment's rng, torch).
 
     Parameters
     ----------
@@ -83,7 +87,8 @@ def train_smarl(
     hidden : sequence of int
         Hidden widths of the actor and of the critic.
     learning_rate, n_epochs, gamma
-        PPO's Adam step, epochs per rollout and discount per action interval.
+        PPO's Adam step, epochs per rollout and discount per action interval (which also sets
+        the blow-up penalty).
     action_std : float
         Initial standard deviation of the Gaussian actions (action units: [-1, 1] maps to
         ``[0, cs_max]``); sb3's default is 1, which clips a large share of the samples.
@@ -93,16 +98,17 @@ def train_smarl(
     Returns
     -------
     (SmarlPolicy, pandas.DataFrame)
-        The deterministic actor, and the training curve: one row per finished episode of the
-        batch, columns ``timesteps`` (agent transitions), ``episode_reward`` (mean over the
-        episode of the batch-mean reward) and ``mean_cs`` (same mean of the agents' ``C_s``,
-        as sampled in training).
+        The deterministic actor, and the training curve: one row per environment step at which
+        LES episodes ended (all of them at once while none blows up), columns ``timesteps``
+        (agent transitions), ``episode_reward`` (mean over those episodes of their mean reward
+        per interval), ``mean_cs`` (same mean of the agents' ``C_s``, as sampled in training)
+        and ``blowups`` (how many of those episodes ended in a blow-up).
     """
     torch.manual_seed(seed)
     env = LesAgentsEnv(
         problem, starts, reward, agents_per_side=agents_per_side, cs_max=cs_max, scales=scales,
         action_interval=action_interval, episode_time=episode_time, batch=batch,
-        blowup_threshold=blowup_threshold, seed=seed,
+        blowup_threshold=blowup_threshold, gamma=gamma, seed=seed,
     )  # fmt: skip
     venv = AgentsVecEnv(env)
     rollout = env.n_actions * venv.num_envs

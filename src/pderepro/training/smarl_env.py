@@ -1,15 +1,28 @@
 """The SMARL environment (:mod:`pderepro.models.smarl`): LES of 2-D turbulence whose agents set
 local Smagorinsky coefficients.
 
-:class:`LesAgentsEnv` runs ``batch`` independent LES on the LES grid
-(:class:`~pderepro.solvers.les.LesStepper`) with a per-point Smagorinsky closure whose
-coefficient field comes from the agents' actions. One environment step is one action interval:
-all agents of all LES act, the LES advance ``action_interval / time_step`` steps with the
-coefficients held, and each LES gets one reward, ``reward(w)`` of its new field (injected by the
-caller, e.g. minus the log error of its enstrophy spectrum against the DNS one; higher is
-better). :class:`AgentsVecEnv` shows every agent of every LES to stable-baselines3 as a
-sub-environment sharing its LES's reward (cooperative agents, one shared policy); PPO on it is
-:func:`pderepro.training.smarl.train_smarl`.
+:class:`LesAgentsEnv` runs ``batch`` independent LES on the LES grid with a per-point
+Smagorinsky closure whose coefficient field comes from the agents' actions. One environment step
+is one action interval: all agents of all LES act, the LES advance ``action_interval /
+time_step`` steps with the coefficients held, and each LES gets one reward, ``reward(w)`` of its
+new field (injected by the caller, e.g. minus the log error of its enstrophy spectrum against
+the DNS one; higher is better), clipped below at ``reward_floor``.
+
+Each LES has its own episode, as the sub-environments of a vector environment:
+
+- an LES that blows up ends alone, ``terminated`` (nothing to bootstrap), with the reward
+  :func:`blowup_penalty`, which is never better than surviving;
+- an LES that reaches ``episode_time`` is ``truncated`` (a time limit: the learner bootstraps
+  from the value of its final observation);
+- an ended LES is restarted from a reference snapshot drawn from ``starts`` by
+  ``reset(options={"reset_mask": ended})`` (gymnasium's partial-reset convention) while the
+  others go on, their trajectories unchanged.
+
+:class:`AgentsVecEnv` shows every agent of every LES to stable-baselines3 as a sub-environment
+sharing its LES's reward and episode (cooperative agents, one shared policy), and restarts ended
+LES automatically in the same step (sb3's convention: ``terminal_observation`` and
+``TimeLimit.truncated`` in the infos, from which sb3's PPO bootstraps truncated episodes only);
+PPO on it is :func:`pderepro.training.smarl.train_smarl`.
 """
 
 from __future__ import annotations
@@ -36,13 +49,48 @@ from pderepro.solvers.les import BLOWUP_FACTOR, LesStepper
 from pderepro.solvers.les_closures import Smagorinsky
 from pderepro.solvers.navier_stokes_problem import NavierStokesProblem
 
-__all__ = ["BLOWUP_REWARD", "AgentsVecEnv", "LesAgentsEnv", "Reward"]
+__all__ = ["REWARD_FLOOR", "AgentsVecEnv", "LesAgentsEnv", "Reward", "blowup_penalty"]
 
-#: Reward of an LES that blows up in an interval (it ends the episode). Spectrum rewards of a
-#: sane LES (minus a log-spectrum error) are of order -1 to 0, so this is a clear penalty.
-BLOWUP_REWARD = -10.0
+#: Lowest per-step reward (the rewards are clipped to it). The spectrum reward, minus the mean
+#: over shells of ``|ln(E / E_ref)|``, is unbounded below (``-inf`` for an empty shell); -10
+#: means a spectrum off by a factor ``e^10 = 2.2e4`` on average, far below a sane LES's (quick:
+#: about -0.25), so the clip only bounds the penalty's derivation.
+REWARD_FLOOR = -10.0
 
 Reward = Callable[[np.ndarray], np.ndarray]
+
+
+def blowup_penalty(gamma: float, reward_floor: float = REWARD_FLOOR) -> float:
+    """Reward of the interval in which an LES blows up: never better than surviving.
+
+    A blown-up LES is terminated (value 0 afterwards). Had it survived the interval, it would
+    have got at least ``reward_floor`` now and, from then on, at least ``reward_floor`` per
+    interval discounted by ``gamma``. Within an episode of ``H`` actions that is at least
+    ``r_min (1 - gamma^k) / (1 - gamma) >= r_min / (1 - gamma)`` for the ``k <= H`` intervals
+    left (``r_min < 0``), and since a time limit is a truncation the learner adds
+    ``gamma^k V(s_H)``, itself at least ``gamma^k r_min / (1 - gamma)``: the worst value of
+    surviving is exactly ``r_min / (1 - gamma)`` whatever the step and ``H`` (the episode
+    length drops out because truncation bootstraps). The penalty is that bound plus one more
+    worst interval, ``r_min (2 - gamma) / (1 - gamma)``, so blowing up is worse than the worst
+    survival by at least ``|r_min|``.
+
+    Parameters
+    ----------
+    gamma : float
+        Discount per action interval, ``0 <= gamma < 1``.
+    reward_floor : float
+        Lowest per-interval reward ``r_min < 0`` (the environment clips rewards to it).
+
+    Returns
+    -------
+    float
+        The penalty (reward units); -210 at ``gamma = 0.95``, ``r_min = -10``.
+    """
+    if not 0.0 <= gamma < 1.0:
+        raise ValueError(f"gamma must lie in [0, 1), got {gamma}")
+    if not reward_floor < 0.0:
+        raise ValueError(f"reward_floor must be negative, got {reward_floor}")
+    return reward_floor / (1.0 - gamma) + reward_floor
 
 
 def _whole_multiple(value: float, unit: float, what: str) -> int:
@@ -53,18 +101,57 @@ def _whole_multiple(value: float, unit: float, what: str) -> int:
     return count
 
 
+class _RestartableLesStepper(LesStepper):
+    """:class:`LesStepper` whose batch members can restart one by one.
+
+    :meth:`restart` marks members whose state the caller has replaced; the next step starts them
+    as a fresh trajectory does (Euler start: the previous advection term taken equal to the
+    current one), leaving the AB2 history of the others as it is. It relies on the parent's
+    history layout (``_history = (k_new, k_old)`` while stepping); the environment's tests check
+    that a restarted member follows a fresh LES exactly.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._restart: np.ndarray | None = None  # (batch,) bool, until the next step
+
+    def reset(self) -> None:
+        super().reset()
+        self._restart = None
+
+    def restart(self, mask: np.ndarray) -> None:
+        """Start the members ``mask`` (batch,) bool afresh at the next step."""
+        if self._history is None:
+            return  # not started: every member gets the Euler start anyway
+        self._restart = mask.copy() if self._restart is None else self._restart | mask
+
+    def _advection(
+        self, w_hat: torch.Tensor, k_new: torch.Tensor, *, forcing: bool = True
+    ) -> torch.Tensor:
+        super()._advection(w_hat, k_new, forcing=forcing)
+        if self._restart is not None and forcing and self._history is not None:
+            # called by step_ on the whole batch (LesStepper has one chunk): K^{n-1} <- K^n
+            index = torch.as_tensor(np.flatnonzero(self._restart))
+            self._history[1][index] = k_new[index]
+            self._restart = None
+        return k_new
+
+
 class LesAgentsEnv(gymnasium.Env):
-    """``batch`` LES driven by ``agents_per_side^2`` Smagorinsky agents each (one episode each).
+    """``batch`` LES driven by ``agents_per_side^2`` Smagorinsky agents each, each LES with its
+    own episode.
 
     Observations ``(batch, n_agents, 3)`` float32 (:func:`~pderepro.models.smarl.
     agent_observations`); actions ``(batch, n_agents)`` in ``[-1, 1]`` mapped to ``C_s`` in
-    ``[0, cs_max]`` and interpolated to the grid. ``step`` returns the rewards as a ``(batch,)``
-    array (one per LES, a batched multi-agent environment; gymnasium's checker warns about the
-    non-scalar reward). An episode starts each LES from a start field drawn at random (with the
-    environment's rng) and lasts ``episode_time``; the AB2 history is kept within it and reset
-    between episodes. An LES that blows up (non-finite, or ``max |w| > blowup_threshold`` at
-    the end of an interval) gets :data:`BLOWUP_REWARD` and ends the episode of the whole batch
-    (``terminated``); otherwise it is ``truncated`` at ``episode_time``.
+    ``[0, cs_max]`` and interpolated to the grid. ``step`` returns the rewards, ``terminated``
+    and ``truncated`` as ``(batch,)`` arrays, one per LES (a batched multi-agent environment;
+    gymnasium's checker warns about the non-scalar values). An episode starts an LES from a
+    reference snapshot of ``starts`` drawn at random (with the environment's rng) and lasts
+    ``episode_time``; the AB2 history is kept within it. An LES that blows up (non-finite, or
+    ``max |w| > blowup_threshold`` at the end of an interval) gets :func:`blowup_penalty` and is
+    ``terminated``; one that reaches ``episode_time`` is ``truncated``. An ended LES waits for
+    ``reset(options={"reset_mask": mask})``, which restarts the members ``mask`` from new
+    snapshots (``reset()`` restarts all); ``step`` refuses to run before.
 
     Parameters
     ----------
@@ -72,10 +159,12 @@ class LesAgentsEnv(gymnasium.Env):
         The LES problem (grid ``resolution``, ``time_step``, forcing...); ``t_final`` and
         ``record_interval`` are ignored.
     starts : numpy.ndarray
-        ``(n_starts, n, n)`` filtered-DNS vorticity (1/time) to start episodes from.
+        ``(n_starts, n, n)`` filtered-DNS vorticity (1/time): the reference snapshots episodes
+        start from.
     reward : callable
-        ``reward(w) -> (batch,)`` for fields ``w`` (batch', n, n) float64 (only the LES that
-        did not blow up); higher is better.
+        ``reward(w) -> (batch',)`` for fields ``w`` (batch', n, n) float64 (only the LES that
+        did not blow up); higher is better. Values below ``reward_floor`` (and NaN) become
+        ``reward_floor``.
     agents_per_side : int
         Agents per side ``a`` (divides ``n``).
     cs_max : float
@@ -87,11 +176,20 @@ class LesAgentsEnv(gymnasium.Env):
     episode_time : float
         Episode length (time units), a whole number of action intervals.
     batch : int
-        Independent LES per episode.
+        Independent LES.
     blowup_threshold : float, optional
         Vorticity bound (1/time); default ``BLOWUP_FACTOR * max |starts|``.
+    gamma : float
+        The learner's discount per action interval, for :func:`blowup_penalty`.
+    reward_floor : float
+        Lowest reward per interval (:data:`REWARD_FLOOR`).
     seed : int, optional
         Seed of the rng that draws the starts (``reset(seed=...)`` reseeds it).
+
+    Attributes
+    ----------
+    blowup_reward : float
+        ``blowup_penalty(gamma, reward_floor)``.
     """
 
     metadata = {"render_modes": []}
@@ -101,7 +199,7 @@ class LesAgentsEnv(gymnasium.Env):
         self, problem: NavierStokesProblem, starts: np.ndarray, reward: Reward, *,
         agents_per_side: int, cs_max: float, scales: Sequence[float], action_interval: float,
         episode_time: float, batch: int = 1, blowup_threshold: float | None = None,
-        seed: int | None = None,
+        gamma: float = 0.95, reward_floor: float = REWARD_FLOOR, seed: int | None = None,
     ) -> None:  # fmt: skip
         super().__init__()
         n = problem.resolution
@@ -121,51 +219,75 @@ class LesAgentsEnv(gymnasium.Env):
         if blowup_threshold is None:
             blowup_threshold = BLOWUP_FACTOR * float(np.abs(starts).max()) or math.inf
         self.blowup_threshold = float(blowup_threshold)
+        self.reward_floor = float(reward_floor)
+        self.blowup_reward = blowup_penalty(gamma, self.reward_floor)
         agent_observations(starts[:1], problem.box_size, self.agents_per_side, self.scales)
         self.observation_space = spaces.Box(
             -OBS_CLIP, OBS_CLIP, (batch, self.n_agents, N_FEATURES), dtype=np.float32
         )
         self.action_space = spaces.Box(-1.0, 1.0, (batch, self.n_agents), dtype=np.float32)
         self.closure = Smagorinsky(coefficient=0.0)
-        self.stepper = LesStepper(problem, self.closure, device="cpu", dtype=torch.float64)
+        self.stepper = _RestartableLesStepper(
+            problem, self.closure, device="cpu", dtype=torch.float64
+        )
         self._np_random, _ = seeding.np_random(seed)
-        self._w_hat: torch.Tensor | None = None  # (batch, n, n // 2 + 1) during an episode
-        self._t = 0
+        self._w_hat: torch.Tensor | None = None  # (batch, n, n // 2 + 1) after a reset
+        self._t = np.zeros(batch, dtype=np.int64)  # actions into each LES's episode
+        self._ended = np.ones(batch, dtype=bool)  # episodes ended and not yet restarted
 
     def _observe(self, w: torch.Tensor) -> np.ndarray:
         obs = agent_observations(w, self.problem.box_size, self.agents_per_side, self.scales)
-        # a blown-up LES has NaN invariants: show 0 ("as the reference"); the episode ends
+        # a blown-up LES has NaN invariants: show 0 ("as the reference"); its episode ends
         return np.nan_to_num(obs.numpy(), nan=0.0).astype(np.float32)  # (batch, n_agents, 3)
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
-        """Start a new episode: draw ``batch`` starts and restart the LES stepper."""
+        """Start new episodes from snapshots drawn from ``starts``: of every LES, or of those in
+        ``options["reset_mask"]`` ((batch,) bool), the others going on unchanged.
+
+        Returns the observations of all LES and ``info["start_index"]`` ((batch,) int, the
+        snapshot of each restarted LES, -1 for the others).
+        """
         super().reset(seed=seed)
-        index = self.np_random.integers(len(self.starts), size=self.batch)
-        w = torch.as_tensor(self.starts[index])  # (batch, n, n)
-        self._w_hat = torch.fft.rfft2(w)
-        self.stepper.reset()
-        self._t = 0
+        mask = (options or {}).get("reset_mask")
+        mask = np.ones(self.batch, bool) if mask is None else np.asarray(mask, bool)
+        if mask.shape != (self.batch,):
+            raise ValueError(f"reset_mask must have shape ({self.batch},), got {mask.shape}")
+        index = np.full(self.batch, -1)
+        index[mask] = self.np_random.integers(len(self.starts), size=int(mask.sum()))
+        fresh = torch.fft.rfft2(torch.as_tensor(self.starts[index[mask]]))  # (restarted, n, kc)
+        if self._w_hat is None or mask.all():
+            self._w_hat = torch.empty((self.batch, *fresh.shape[1:]), dtype=fresh.dtype)
+            self.stepper.reset()
+        elif mask.any():
+            self.stepper.restart(mask)
+        self._w_hat[torch.as_tensor(mask)] = fresh
+        self._t[mask] = 0
+        self._ended[mask] = False
+        w = torch.fft.irfft2(self._w_hat, s=(self.problem.resolution,) * 2)  # (batch, n, n)
         return self._observe(w), {"start_index": index}
 
-    def step(self, action: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool, bool, dict[str, Any]]:
+    def step(
+        self, action: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """Apply the agents' actions for one action interval.
 
         Returns
         -------
         obs : numpy.ndarray
-            ``(batch, n_agents, 3)`` float32.
+            ``(batch, n_agents, 3)`` float32 (an ended LES's final observation).
         reward : numpy.ndarray
-            ``(batch,)`` float64, :data:`BLOWUP_REWARD` for an LES that blew up.
-        terminated, truncated : bool
-            Blow-up of any LES; end of the episode time.
+            ``(batch,)`` float64 in ``[reward_floor, inf)``, ``blowup_reward`` for an LES that
+            blew up.
+        terminated, truncated : numpy.ndarray
+            ``(batch,)`` bool: blown up; reached the episode time (and did not blow up).
         info : dict
             ``mean_cs`` and ``mean_reward`` (floats), ``cs`` (batch, n_agents) and
             ``blown_up`` (batch,) bool.
         """
-        if self._w_hat is None:
-            raise RuntimeError("call reset() before step() (and after an episode ends)")
+        if self._w_hat is None or self._ended.any():
+            raise RuntimeError("call reset() before step() (and reset the LES that ended)")
         action = np.asarray(action, dtype=np.float64).reshape(self.batch, self.n_agents)
         n = self.problem.resolution
         cs = torch.as_tensor(action_to_cs(action, self.cs_max))  # (batch, n_agents)
@@ -176,37 +298,41 @@ class LesAgentsEnv(gymnasium.Env):
             w = torch.fft.irfft2(self._w_hat, s=(n, n))  # (batch, n, n)
         peak = w.abs().amax(dim=(1, 2)).numpy()
         blown = ~np.isfinite(peak) | (peak > self.blowup_threshold)
-        reward = np.full(self.batch, BLOWUP_REWARD)
+        reward = np.full(self.batch, self.blowup_reward)
         if not blown.all():
-            values = np.asarray(self.reward_fn(w[~blown].numpy()), dtype=np.float64)
-            reward[~blown] = values.reshape(-1)
+            values = np.asarray(self.reward_fn(w[~blown].numpy()), dtype=np.float64).reshape(-1)
+            values = np.nan_to_num(values, nan=self.reward_floor)
+            reward[~blown] = np.maximum(values, self.reward_floor)
         self._t += 1
-        terminated = bool(blown.any())
-        truncated = not terminated and self._t >= self.n_actions
-        obs = self._observe(w)
-        if terminated or truncated:
-            self._w_hat = None
+        terminated = blown
+        truncated = ~blown & (self._t >= self.n_actions)
+        self._ended = terminated | truncated
         info = {
             "mean_cs": float(cs.mean()), "mean_reward": float(reward.mean()),
             "cs": cs.numpy(), "blown_up": blown,
         }  # fmt: skip
-        return obs, reward, terminated, truncated, info
+        return self._observe(w), reward, terminated, truncated, info
 
 
 class AgentsVecEnv(VecEnv):
     """Every agent of every LES of a :class:`LesAgentsEnv` as one stable-baselines3 sub-env.
 
     ``num_envs = batch * n_agents`` (LES-major); observations ``(3,)``, actions ``(1,)``. Every
-    agent of an LES gets that LES's reward. All sub-envs finish together (the batch shares an
-    episode) and are reset automatically; ``infos[i]`` then carries ``terminal_observation``,
-    ``TimeLimit.truncated`` and the Monitor-style ``episode`` (``r``: return, ``l``: length).
+    agent of an LES gets that LES's reward and shares its episode. An LES whose episode ends is
+    restarted in the same step (``reset(options={"reset_mask": ...})``, the others go on); its
+    agents' ``infos[i]`` then carry ``terminal_observation``, ``TimeLimit.truncated`` (true for
+    a time limit, false for a blow-up: sb3's PPO adds ``gamma V(terminal_observation)`` to the
+    reward of truncated transitions only) and the Monitor-style ``episode`` (``r``: return,
+    ``l``: length).
 
     Attributes
     ----------
     episodes : list of dict
-        One entry per finished episode: ``timesteps`` (agent transitions so far),
-        ``episode_reward`` (mean over the episode's intervals of the batch-mean reward),
-        ``mean_cs`` (same mean of the agents' ``C_s``), ``length`` and ``terminated``.
+        One entry per step at which LES episodes ended, averaged over those LES:
+        ``timesteps`` (agent transitions so far), ``episode_reward`` (mean over an episode's
+        intervals of its LES's reward), ``mean_cs`` (same mean of the agents' ``C_s``),
+        ``length`` (actions), ``episodes`` (LES episodes that ended) and ``blowups`` (those of
+        them that blew up).
     """
 
     def __init__(self, env: LesAgentsEnv) -> None:
@@ -218,12 +344,14 @@ class AgentsVecEnv(VecEnv):
         self.episodes: list[dict[str, Any]] = []
         self.timesteps = 0
         self._actions: np.ndarray | None = None
-        self._new_episode()
+        self._reward_sum = np.zeros(env.batch)  # per LES, over its current episode
+        self._cs_sum = np.zeros(env.batch)
+        self._length = np.zeros(env.batch, dtype=np.int64)
 
-    def _new_episode(self) -> None:
-        self._rewards: list[float] = []
-        self._cs: list[float] = []
-        self._returns = np.zeros(self.num_envs)
+    def _new_episodes(self, mask: np.ndarray) -> None:
+        """Zero the running sums of the LES ``mask`` (batch,) bool."""
+        for array in (self._reward_sum, self._cs_sum, self._length):
+            array[mask] = 0
 
     def _flat(self, obs: np.ndarray) -> np.ndarray:
         return obs.reshape(self.num_envs, N_FEATURES)
@@ -233,7 +361,7 @@ class AgentsVecEnv(VecEnv):
         self._reset_seeds()
         self._reset_options()
         self.reset_infos = [dict(info) for _ in range(self.num_envs)]
-        self._new_episode()
+        self._new_episodes(np.ones(self.env.batch, bool))
         return self._flat(obs)
 
     def step_async(self, actions: np.ndarray) -> None:
@@ -245,25 +373,34 @@ class AgentsVecEnv(VecEnv):
         obs, reward, terminated, truncated, info = self.env.step(self._actions)
         self._actions = None
         self.timesteps += self.num_envs
-        rewards = np.repeat(reward, self.env.n_agents).astype(np.float32)  # (num_envs,)
-        self._returns += rewards
-        self._rewards.append(info["mean_reward"])
-        self._cs.append(info["mean_cs"])
-        done = terminated or truncated
-        dones = np.full(self.num_envs, done)
+        per_agent = self.env.n_agents
+        rewards = np.repeat(reward, per_agent).astype(np.float32)  # (num_envs,)
+        self._reward_sum += reward
+        self._cs_sum += info["cs"].mean(axis=1)
+        self._length += 1
+        ended = terminated | truncated  # (batch,)
+        dones = np.repeat(ended, per_agent)  # (num_envs,)
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
         flat = self._flat(obs)
-        if done:
-            length = len(self._rewards)
+        if ended.any():
+            length = self._length[ended]
             self.episodes.append({
-                "timesteps": self.timesteps, "episode_reward": float(np.mean(self._rewards)),
-                "mean_cs": float(np.mean(self._cs)), "length": length, "terminated": terminated,
+                "timesteps": self.timesteps,
+                "episode_reward": float(np.mean(self._reward_sum[ended] / length)),
+                "mean_cs": float(np.mean(self._cs_sum[ended] / length)),
+                "length": float(length.mean()), "episodes": int(ended.sum()),
+                "blowups": int(terminated.sum()),
             })  # fmt: skip
-            for i, item in enumerate(infos):
-                item["terminal_observation"] = flat[i]
-                item["TimeLimit.truncated"] = truncated and not terminated
-                item["episode"] = {"r": float(self._returns[i]), "l": length}
-            flat = self.reset()
+            for i in np.flatnonzero(dones):
+                les = i // per_agent
+                infos[i]["terminal_observation"] = flat[i].copy()
+                infos[i]["TimeLimit.truncated"] = bool(truncated[les])
+                infos[i]["episode"] = {
+                    "r": float(self._reward_sum[les]), "l": int(self._length[les])
+                }  # fmt: skip
+            obs, _ = self.env.reset(options={"reset_mask": ended})
+            flat = self._flat(obs)
+            self._new_episodes(ended)
         return flat, rewards, dones, infos
 
     def close(self) -> None:
