@@ -74,18 +74,64 @@ def _key(path: Any) -> str:
     return ".".join(str(p) for p in path) or "<top level>"
 
 
-def _describe(error: jsonschema.ValidationError) -> str:
+def _fitting_branch(error: jsonschema.ValidationError) -> list[jsonschema.ValidationError]:
+    """The errors behind a ``oneOf``/``anyOf`` violation, in the one branch whose type
+    fits the value (a list for the list branch), so that a bad number inside a pair is
+    named at its own index; ``[error]`` itself where no single branch fits."""
+    if error.validator not in ("oneOf", "anyOf") or not error.context:
+        return [error]
+    depth = len(error.absolute_path)
+    branches: dict[Any, list[jsonschema.ValidationError]] = {}
+    for sub in error.context:
+        branches.setdefault(sub.relative_schema_path[0], []).append(sub)
+    fitting = [
+        subs
+        for subs in branches.values()
+        if not any(e.validator == "type" and len(e.absolute_path) == depth for e in subs)
+    ]
+    if len(fitting) != 1:
+        return [error]
+    return [inner for sub in fitting[0] for inner in _fitting_branch(sub)]
+
+
+def _describe(error: jsonschema.ValidationError) -> list[str]:
     """One line per violation, naming the full key (unknown keys included)."""
+    inner = _fitting_branch(error)
+    if inner != [error]:
+        return [line for e in inner for line in _describe(e)]
     path = list(error.absolute_path)
+    types = [
+        e.validator_value
+        for e in error.context
+        if e.validator == "type" and len(e.absolute_path) == len(path)
+    ]
+    if error.validator in ("oneOf", "anyOf") and len(types) == len(error.validator_value):
+        return [
+            f"config key '{_key(path)}': {error.instance!r} is not of type "
+            + " or ".join(repr(t) for t in types)
+        ]
+    if "propertyNames" in error.relative_schema_path:  # a key's name, not its value
+        return [
+            f"config key '{_key([*path, error.instance])}': not an allowed key ({error.message})"
+        ]
     if error.validator == "additionalProperties" and isinstance(error.instance, dict):
         known = sorted(error.schema.get("properties", {}))
         unknown = [k for k in error.instance if k not in known]
         if known and unknown:
-            return "\n  ".join(
+            return [
                 f"config key '{_key([*path, k])}': unknown key; expected one of {known}"
                 for k in unknown
-            )
-    return f"config key '{_key(path)}': {error.message}"
+            ]
+    return [f"config key '{_key(path)}': {error.message}"]
+
+
+def schema_errors(config: dict[str, Any], schema: Mapping[str, Any]) -> list[str]:
+    """Every violation of ``schema`` in ``config`` (filling defaults in place), NaN and
+    infinite numbers included, one line each: ``config key 'a.b.c': what was expected``."""
+    errors = sorted(
+        _Validator(schema).iter_errors(config), key=lambda e: [str(p) for p in e.absolute_path]
+    )
+    return [line for e in errors for line in _describe(e)] or finite_errors(config)
 
 
 def validate(config: dict[str, Any], schema: Mapping[str, Any]) -> None:
@@ -96,21 +142,25 @@ def validate(config: dict[str, Any], schema: Mapping[str, Any]) -> None:
     ConfigError
         Listing every violation as ``config key 'a.b.c': what was expected``.
     """
-    errors = sorted(_Validator(schema).iter_errors(config), key=lambda e: list(e.absolute_path))
-    if errors:
-        lines = [_describe(e) for e in errors]
+    lines = schema_errors(config, schema)
+    if lines:
         raise ConfigError("invalid configuration:\n  " + "\n  ".join(lines))
-    check_finite(config)
+
+
+def finite_errors(config: Mapping[str, Any]) -> list[str]:
+    """A line per NaN or infinite number anywhere in ``config``, naming its key."""
+    return [
+        f"config key '{k}': must be a finite number"
+        for k, v in _walk(config)
+        if isinstance(v, float) and not math.isfinite(v)
+    ]
 
 
 def check_finite(config: Mapping[str, Any]) -> None:
     """Reject NaN and infinite numbers anywhere in ``config``, naming their keys."""
-    bad = [k for k, v in _walk(config) if isinstance(v, float) and not math.isfinite(v)]
-    if bad:
-        raise ConfigError(
-            "invalid configuration:\n  "
-            + "\n  ".join(f"config key '{k}': must be a finite number" for k in bad)
-        )
+    lines = finite_errors(config)
+    if lines:
+        raise ConfigError("invalid configuration:\n  " + "\n  ".join(lines))
 
 
 def _walk(node: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:

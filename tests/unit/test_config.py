@@ -339,3 +339,71 @@ def test_model_keys_cannot_name_paths_outside_the_project(tmp_path):
 
     with pytest.raises(ConfigError, match="models"):
         resolve(copy.deepcopy(BASE), config_dir=_study_dir(tmp_path, edit))
+
+
+STUDY_FILES = sorted(p.stem for p in (ROOT / "config/studies").glob("*.yaml"))
+PRESETS = sorted(p.stem for p in (ROOT / "config/presets").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+@pytest.mark.parametrize("study", STUDY_FILES)
+def test_every_shipped_study_file_validates_with_every_preset(study, preset):
+    """Enabled on its own, each study file resolves at each preset (schema and checks)."""
+    cfg = resolve({**BASE, "preset": preset, "studies": [study]})
+    assert list(cfg["study"]) == [study]
+
+
+# The issue's measured cases (issue 29): a value a preset replaces, and files not enabled
+# in the default run (les_turbulence, pdebench_cape, basic_forms).
+UNCHECKED_BEFORE = [
+    ("fno_burgers", "training.batch_size", "lots"),  # quick sets batch_size
+    ("fno_navier_stokes", "regimes.nu1e-3.t_final", -7),  # quick sets t_final
+    ("les_turbulence", "coarse.time_step", -7),
+    ("les_turbulence", "split.validation", float("nan")),
+    ("les_turbulence", "smarl.snapshots", "lots"),
+    ("les_turbulence", "closures.dynamic.kind", "dynamic_smagorinsky_typo"),
+    ("basic_forms", "basic_forms.target_fractions.0", -7),
+    ("basic_forms", "pdes.diffusion_reaction.seen.2.1", "lots"),
+    ("pdebench_cape", "pdes.advection.unknown_option_q", 1),
+    ("pdebench_cape", "pdes.burgers.unseen.0", "lots"),
+    ("pdebench_cape", "published.values.burgers.nu_typo", 0.01),
+]
+
+
+@pytest.mark.parametrize(("name", "path", "value"), UNCHECKED_BEFORE)
+def test_a_malformed_value_is_refused_even_where_a_preset_replaces_it_or_unused(
+    tmp_path, name, path, value
+):
+    def edit(study):
+        node = study
+        *parents, last = [int(k) if k.isdigit() else k for k in path.split(".")]
+        for key in parents:
+            node = node[key]
+        node[last] = value
+
+    config_dir = _study_dir(tmp_path, edit, name=name)
+    with pytest.raises(ConfigError) as err:
+        resolve({**BASE, "preset": "quick"}, config_dir=config_dir)
+    where = f"{config_dir / 'studies' / name}.yaml: config key 'study.{name}.{path}'"
+    assert where in str(err.value)
+
+
+def test_a_preset_entry_for_no_study_file_is_refused(tmp_path):
+    config_dir = _study_dir(tmp_path, lambda study: None)
+    path = config_dir / "presets/paper.yaml"
+    path.write_text(path.read_text() + "fno_burger:\n  training: {epochs: 3}\n")
+    with pytest.raises(ConfigError, match=r"paper\.yaml: key 'fno_burger' names no study file"):
+        resolve({**BASE, "preset": "quick"}, config_dir=config_dir)
+
+
+def test_a_value_in_another_preset_is_refused_naming_both_files(tmp_path):
+    config_dir = _study_dir(tmp_path, lambda study: None)
+    path = config_dir / "presets/paper.yaml"
+    preset = yaml.safe_load(path.read_text())
+    preset["fno_burgers"]["training"]["epochs"] = "lots"
+    path.write_text(yaml.safe_dump(preset))
+    with pytest.raises(ConfigError) as err:
+        resolve({**BASE, "preset": "quick"}, config_dir=config_dir)
+    assert f"fno_burgers.yaml with {path}: config key 'study.fno_burgers.training.epochs'" in str(
+        err.value
+    )

@@ -88,6 +88,25 @@ def test_bad_config_fails_before_any_job_and_writes_nothing(tmp_path, override, 
     assert not (tmp_path / "results").exists() and not (tmp_path / "data").exists()
 
 
+def test_a_malformed_study_file_not_enabled_fails_before_any_job(tmp_path):
+    """Every study file is checked at DAG build, enabled or not (issue 29): les_turbulence
+    is outside the default run."""
+    workdir = copy_workflow(tmp_path)
+    study = workdir / "config/studies/les_turbulence.yaml"
+    text = study.read_text()
+    assert "  time_step: 5.0e-4             # LES" in text
+    study.write_text(
+        text.replace("  time_step: 5.0e-4             # LES", "  time_step: -7  # LES")
+    )
+    result = snakemake("--cores", "1", cwd=workdir)
+    assert result.returncode != 0
+    assert (
+        "config/studies/les_turbulence.yaml: config key "
+        "'study.les_turbulence.coarse.time_step'" in result.stderr
+    ), result.stderr
+    assert not (tmp_path / "results").exists() and not (tmp_path / "data").exists()
+
+
 def test_snakemake_lint_is_clean():
     result = snakemake("--lint", "--config", "preset=smoke")
     assert result.returncode == 0, result.stdout + result.stderr

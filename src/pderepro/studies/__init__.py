@@ -23,16 +23,16 @@ from typing import Any
 from pderepro.config import (
     ConfigError,
     canonical,
-    check_finite,
     deep_merge,
     load_yaml,
+    schema_errors,
     validate,
 )
 from pderepro.data.closure_systems import CLOSURE_SYSTEMS
 from pderepro.data.specs import DATASET_SPECS
 from pderepro.studies import closures, parametric, regimes, resolution
 from pderepro.studies.base import StudyKind
-from pderepro.studies.schema import build_schema
+from pderepro.studies.schema import as_written, build_schema
 
 #: Every study kind, by the ``kind`` value of a study file.
 KINDS: dict[str, StudyKind] = {
@@ -61,61 +61,102 @@ def config_schema(top_schema_path: str | Path) -> dict[str, Any]:
     )
 
 
-def _check_preset(preset: Mapping[str, Any], path: Path, kinds: Mapping[str, str]) -> None:
-    """Presets hold sizes (and run-length budgets) only: reject keys outside the kind's
-    ``preset_keys``, and entries for studies that do not exist."""
-    for study, sizes in preset.items():
-        if not isinstance(sizes, Mapping):
-            raise ConfigError(f"{path}: key '{study}' must map to the study's sizes")
-        if study not in kinds:
-            continue  # a study that is not enabled in this run
-        allowed_keys = KINDS[kinds[study]].preset_keys
-        for section, value in sizes.items():
-            if section not in allowed_keys:
-                raise ConfigError(
-                    f"{path}: key '{study}.{section}' is not a size; presets may set only "
-                    f"{sorted(allowed_keys)} for a {kinds[study]} study"
+def _preset_errors(sizes: Any, name: str, kind: str, path: Path, study_path: Path) -> list[str]:
+    """Presets hold sizes (and run-length budgets) only: a line per key outside the
+    kind's ``preset_keys``, naming the preset file and the key."""
+    if not isinstance(sizes, Mapping):
+        return [f"{path}: key '{name}' must map to the study's sizes"]
+    allowed_keys = KINDS[kind].preset_keys
+    errors = []
+    for section, value in sizes.items():
+        if section not in allowed_keys:
+            errors.append(
+                f"{path}: key '{name}.{section}' is not a size; presets may set only "
+                f"{sorted(allowed_keys)} for a {kind} study (the science is in {study_path})"
+            )
+            continue
+        allowed = allowed_keys[section]
+        if section in NESTED_PRESET_SECTIONS and isinstance(value, Mapping):
+            for entry, entry_sizes in value.items():
+                # a non-mapping entry is left to the schema, which names its type
+                extra = (
+                    sorted(set(entry_sizes) - allowed) if isinstance(entry_sizes, Mapping) else []
                 )
-            allowed = allowed_keys[section]
-            if section in NESTED_PRESET_SECTIONS and isinstance(value, Mapping):
-                for entry, entry_sizes in value.items():
-                    extra = sorted(set(entry_sizes or {}) - allowed)
-                    if extra:
-                        raise ConfigError(
-                            f"{path}: key '{study}.{section}.{entry}.{extra[0]}' is not a "
-                            f"size; allowed: {sorted(allowed)}"
-                        )
-            elif allowed is not None and isinstance(value, Mapping):
-                extra = sorted(set(value) - allowed)
                 if extra:
-                    raise ConfigError(
-                        f"{path}: key '{study}.{section}.{extra[0]}' is not a size; "
-                        f"allowed: {sorted(allowed)}"
+                    errors.append(
+                        f"{path}: key '{name}.{section}.{entry}.{extra[0]}' is not a "
+                        f"size; allowed: {sorted(allowed)}"
                     )
+        elif allowed is not None and isinstance(value, Mapping):
+            extra = sorted(set(value) - allowed)
+            if extra:
+                errors.append(
+                    f"{path}: key '{name}.{section}.{extra[0]}' is not a size; "
+                    f"allowed: {sorted(allowed)}"
+                )
+    return errors
 
 
-def _load_study(config_dir: Path, name: str) -> dict[str, Any]:
-    path = config_dir / "studies" / f"{name}.yaml"
-    if not path.exists():
-        known = sorted(p.stem for p in (config_dir / "studies").glob("*.yaml"))
-        raise ConfigError(
-            f"invalid configuration:\n  config key 'studies': no study file {path} "
-            f"(studies: {known})"
-        )
-    study = load_yaml(path)
+def _study_file_errors(
+    name: str,
+    path: Path,
+    schemas: tuple[Mapping[str, Any], Mapping[str, Any]],
+    presets: Mapping[str, tuple[Path, Mapping[str, Any]]],
+) -> tuple[dict[str, dict[str, Any]], list[str]]:
+    """Check one study file as written, then merged with each preset.
+
+    Returns
+    -------
+    merged : dict
+        ``{preset: the study merged with it, defaults filled}`` (empty on any error).
+    errors : list of str
+        One line per violation, led by the file (and preset) holding it, then the key.
+    """
+    written_schema, merged_schema = schemas
+    where = f"study.{name}"
+    try:
+        study = load_yaml(path)
+    except ConfigError as err:
+        return {}, [str(err)]
     kind = study.get("kind")
     if kind not in KINDS:
-        raise ConfigError(
-            f"invalid configuration:\n  config key 'study.{name}.kind': {kind!r} is not a "
-            f"study kind ({sorted(KINDS)}); set it in {path}"
-        )
-    return study
+        return {}, [
+            f"{path}: config key '{where}.kind': {kind!r} is not a study kind ({sorted(KINDS)})"
+        ]
+    # as written: every value the file holds, whether or not a preset replaces it
+    errors = [f"{path}: {e}" for e in schema_errors({"study": {name: study}}, written_schema)]
+    if errors:
+        return {}, errors
+    merged: dict[str, dict[str, Any]] = {}
+    for preset_name, (preset_path, preset) in presets.items():
+        sizes = preset.get(name, {})
+        preset_errors = _preset_errors(sizes, name, kind, preset_path, path)
+        if preset_errors:
+            errors += preset_errors
+            continue
+        study_at = deep_merge(study, sizes)
+        lines = schema_errors({"study": {name: study_at}}, merged_schema)
+        if not lines:
+            try:
+                KINDS[kind].check(where, study_at)
+            except ConfigError as err:
+                lines = [str(err)]
+        errors += [f"{path} with {preset_path}: {line}" for line in lines]
+        merged[preset_name] = study_at
+    return ({} if errors else merged), errors
 
 
 def resolve_config(
     config: Mapping[str, Any], *, config_dir: str | Path = "config", schema_path: str | Path
 ) -> dict[str, Any]:
     """Merge and validate the workflow configuration.
+
+    Every study file under ``config_dir/studies``, enabled or not, is checked against
+    its kind's schema as written (so a value is checked whether or not a preset
+    replaces it), then merged with each preset and checked again, schema and cross-key
+    rules, so that no file holds an error that waits for another preset or for the day
+    its study is enabled (about 40 ms of each DAG build for seven studies and three
+    presets).
 
     Parameters
     ----------
@@ -130,31 +171,55 @@ def resolve_config(
     -------
     dict
         The validated config with defaults filled and ``study.<name>`` merged from the
-        study file and the preset, in canonical form (every mapping's keys sorted), so
-        that nothing downstream depends on how a config file orders its keys.
+        study file and the preset, for the enabled studies, in canonical form (every
+        mapping's keys sorted), so that nothing downstream depends on how a config file
+        orders its keys.
 
     Raises
     ------
     ConfigError
-        On any invalid key, naming it.
+        On any invalid key, listing every one with the file that holds it and its key
+        path (``config/studies/x.yaml: config key 'study.x.training.epochs': ...``).
     """
     schema = config_schema(schema_path)
     config_dir = Path(config_dir)
     top = copy.deepcopy(dict(config))
     if "study" in top:
         raise ConfigError("config key 'study' is filled in from config/studies; set 'studies'")
-    validate(top, schema)  # preset and study names first: they pick the files below
-    preset_path = config_dir / "presets" / f"{top['preset']}.yaml"
-    preset = load_yaml(preset_path)
-    studies = {name: _load_study(config_dir, name) for name in top["studies"]}
-    _check_preset(preset, preset_path, {n: s["kind"] for n, s in studies.items()})
-    for name, study in studies.items():
-        top["study"][name] = deep_merge(study, preset.get(name, {}))
-    validate(top, schema)
-    check_finite(top)
-    for name in top["studies"]:
-        study = top["study"][name]
-        KINDS[study["kind"]].check(f"study.{name}", study)
+    validate(top, schema)  # preset and study names first
+    studies = {p.stem: p for p in sorted((config_dir / "studies").glob("*.yaml"))}
+    missing = [name for name in top["studies"] if name not in studies]
+    if missing:
+        raise ConfigError(
+            f"invalid configuration:\n  config key 'studies': no study file "
+            f"{config_dir / 'studies' / missing[0]}.yaml (studies: {sorted(studies)})"
+        )
+    selected = config_dir / "presets" / f"{top['preset']}.yaml"
+    preset_paths = sorted({selected, *(config_dir / "presets").glob("*.yaml")})
+    presets = {p.stem: (p, load_yaml(p)) for p in preset_paths}
+    errors = [
+        f"{path}: key '{name}' names no study file (studies: {sorted(studies)})"
+        for path, preset in presets.values()
+        for name in preset
+        if name not in studies
+    ]
+    study_schema = {
+        "$defs": schema["$defs"],
+        "properties": {"study": schema["properties"]["study"]},
+    }
+    schemas = (as_written(study_schema), study_schema)
+    merged = {}
+    for name, path in studies.items():
+        merged[name], file_errors = _study_file_errors(name, path, schemas, presets)
+        errors += file_errors
+    if errors:
+        raise ConfigError(
+            "invalid configuration:\n  "
+            + "\n  ".join(errors)
+            + "\n(every file under config/studies is checked, enabled or not, as written and"
+            " with every preset)"
+        )
+    top["study"] = {name: merged[name][top["preset"]] for name in top["studies"]}
     return canonical(top)
 
 

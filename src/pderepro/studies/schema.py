@@ -67,3 +67,22 @@ def build_schema(
         "solver", {k: d for k, (d, _) in systems.items()}, "closure system"
     )
     return schema
+
+
+def as_written(node: Any) -> Any:
+    """``node`` (a schema) without its ``required`` lists, except inside ``if`` conditions.
+
+    The schema of a study file as written, before a preset is merged: the preset may still
+    supply a required key (the sizes), but every value the file does hold, and every key
+    name, is checked as strictly as in the merged config. ``if`` conditions keep theirs so
+    that dispatch on ``kind`` or ``solver`` still needs the key present.
+    """
+    if isinstance(node, Mapping):
+        return {
+            k: copy.deepcopy(v) if k == "if" else as_written(v)
+            for k, v in node.items()
+            if not (k == "required" and isinstance(v, list))
+        }
+    if isinstance(node, list):
+        return [as_written(v) for v in node]
+    return node
