@@ -11,16 +11,20 @@ from pderepro.evaluation.parametric_tables import (
     PDEBENCH_COLUMNS,
     basic_forms_table,
     cape_gains_table,
+    PDEBENCH_METRICS,
     parameters_table,
     pdebench_table,
 )
 
 
 def _rows(model, label, value, split, seed, errors):
+    # PDEBench's other metrics: each a fixed multiple of nRMSE, so their table means are known
+    others = {name: (i + 2.0) * np.asarray(errors) for i, name in enumerate(PDEBENCH_METRICS)}
     return pd.DataFrame(
         {
             "pde": "advection", "model": model, "label": label, "value": value,
             "split": split, "seed": seed, "sample": np.arange(len(errors)), "nrmse": errors,
+            **others,
         }
     )  # fmt: skip
 
@@ -67,6 +71,9 @@ def test_pdebench_table_puts_published_values_beside_ours_only():
     assert fno["published"] == 0.01 and fno["published_version"] == "arXiv v7"
     assert table[table["model"] != "FNO"]["published"].isna().all()
     assert table[(table["model"] == "FNO") & (table["parameter"] == 1.0)]["published"].isna().all()
+    # PDEBench's other metrics: the mean over seeds and trajectories of their columns
+    for i, name in enumerate(PDEBENCH_METRICS):
+        assert fno[name] == pytest.approx((i + 2.0) * fno["nrmse_mean"]), name
 
 
 def test_cape_gains_average_values_per_seed_then_compare():

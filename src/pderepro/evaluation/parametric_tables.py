@@ -51,6 +51,14 @@ PDEBENCH_COLUMNS = [
     "ci_high",
     "n_seeds",
     "n_test",
+    "rel_l2_pooled",
+    "rmse",
+    "brmse",
+    "crmse",
+    "max_error",
+    "frmse_low",
+    "frmse_mid",
+    "frmse_high",
     "n_train",
     "cells",
     "epochs",
@@ -62,6 +70,12 @@ PDEBENCH_COLUMNS = [
     "published_epochs",
     "published_t_final",
 ]
+#: PDEBench's other metrics beside nRMSE in ``pdebench.csv`` (and our pooled ratio), each
+#: the mean over seeds and test trajectories of the metrics files' column of that name.
+PDEBENCH_METRICS = (
+    "rel_l2_pooled", "rmse", "brmse", "crmse", "max_error", "frmse_low", "frmse_mid",
+    "frmse_high",
+)  # fmt: skip
 #: The sizes beside each model row of ``pdebench.csv``: ours, and the paper's (``published_``
 #: prefixed; ``n_samples`` is its trajectories per value, all splits).
 PDEBENCH_SIZES = ("n_train", "cells", "epochs", "t_final")
@@ -92,7 +106,10 @@ def _references_once(metrics: pd.DataFrame) -> pd.DataFrame:
     return pd.concat([metrics[~is_ref], refs], ignore_index=True)
 
 
-def _summaries(metrics: pd.DataFrame, keys: Sequence[str]) -> pd.DataFrame:
+def _summaries(
+    metrics: pd.DataFrame, keys: Sequence[str], means: Sequence[str] = ()
+) -> pd.DataFrame:
+    """The nRMSE summary per group of ``keys``, with the plain mean of each of ``means``."""
     rows = []
     for key, group in _references_once(metrics).groupby(list(keys), sort=False):
         where = ", ".join(f"{k}={v}" for k, v in zip(keys, key, strict=True))
@@ -101,6 +118,7 @@ def _summaries(metrics: pd.DataFrame, keys: Sequence[str]) -> pd.DataFrame:
                 **dict(zip(keys, key, strict=True)),
                 "label": group["label"].iloc[0],
                 **error_summary(group, where, metric="nrmse"),
+                **{name: float(group[name].mean()) for name in means},
             }
         )
     return pd.DataFrame(rows)
@@ -199,7 +217,8 @@ def pdebench_table(
     published_sizes: Mapping[str, float] | None = None,
 ) -> pd.DataFrame:
     """nRMSE of one model per parameter value (the PDEBench protocol) beside the
-    published values, with the sizes of both.
+    published values, with PDEBench's other metrics (:data:`PDEBENCH_METRICS`) and the
+    sizes of both.
 
     Parameters
     ----------
@@ -220,7 +239,7 @@ def pdebench_table(
         :data:`PDEBENCH_COLUMNS`; references have no published value and no sizes, and
         the paper's sizes stand only beside a published value.
     """
-    table = _summaries(metrics, ["pde", "value", "model"])
+    table = _summaries(metrics, ["pde", "value", "model"], means=PDEBENCH_METRICS)
     table = table.sort_values(["pde", "value"], kind="stable")
 
     def paper(row: pd.Series) -> float:

@@ -26,7 +26,14 @@ import xarray as xr
 
 from pderepro.data.io import atomic_write, open_layout_netcdf, write_netcdf
 from pderepro.data.provenance import provenance_attrs
-from pderepro.evaluation.trajectory_metrics import band_rmse, nrmse, nrmse_per_step
+from pderepro.evaluation.trajectory_metrics import (
+    boundary_rmse,
+    nrmse,
+    nrmse_per_step,
+    pooled_rel_l2,
+    rmse,
+    split_metrics,
+)
 from pderepro.models.registry import build_model, count_parameters, effective_hparams
 from pderepro.models.step1d import rollout
 from pderepro.runtime import set_threads
@@ -38,7 +45,10 @@ log = logging.getLogger(__name__)
 #: How a parameter value enters a model before standardisation.
 TRANSFORMS = {"log10": np.log10, "identity": lambda v: np.asarray(v, dtype=np.float64)}
 #: Columns of a parametric metrics file: one row per test sample, model (or reference),
-#: parameter value and seed.
+#: parameter value and seed. ``nrmse``, ``rmse`` and ``brmse`` are PDEBench's per-sample
+#: values, ``rel_l2_pooled`` the space-time pooled ratio (not PDEBench's); ``crmse``,
+#: ``max_error`` and ``frmse_*`` are PDEBench's metrics over the value's whole test split,
+#: repeated on each of its rows (:mod:`pderepro.evaluation.trajectory_metrics`).
 PARAMETRIC_METRIC_COLUMNS = [
     "pde",
     "model",
@@ -48,9 +58,14 @@ PARAMETRIC_METRIC_COLUMNS = [
     "seed",
     "sample",
     "nrmse",
-    "rmse_low",
-    "rmse_mid",
-    "rmse_high",
+    "rel_l2_pooled",
+    "rmse",
+    "brmse",
+    "crmse",
+    "max_error",
+    "frmse_low",
+    "frmse_mid",
+    "frmse_high",
 ]
 
 
@@ -245,13 +260,15 @@ def _persistence(truth: np.ndarray, context: int) -> np.ndarray:
 
 def _score_rows(pred: np.ndarray, truth: np.ndarray, **run: Any) -> pd.DataFrame:
     """Per-sample rows of :data:`PARAMETRIC_METRIC_COLUMNS` for predicted frames."""
-    bands = band_rmse(pred, truth)
     return pd.DataFrame(
         {
             **run,
             "sample": np.arange(len(pred)),
             "nrmse": nrmse(pred, truth),
-            **{f"rmse_{band}": values for band, values in bands.items()},
+            "rel_l2_pooled": pooled_rel_l2(pred, truth),
+            "rmse": rmse(pred, truth),
+            "brmse": boundary_rmse(pred, truth),
+            **split_metrics(pred, truth),  # one value per split, on every row
         }
     )
 

@@ -13,6 +13,7 @@ import pandas as pd
 from pderepro.data.io import open_netcdf
 from pderepro.evaluation.parametric_tables import PDEBENCH_COLUMNS, basic_forms_table
 from pderepro.evaluation.tables import write_table
+from pderepro.evaluation.trajectory_metrics import NRMSE_SOURCE, PDEBENCH_METRICS_NOTE
 
 
 def _with_run(path: str) -> pd.DataFrame:
@@ -55,16 +56,16 @@ def run_parametric_tables(
     write_table(
         parameters_table(cape, model_order=list(model_order)),
         outputs["parameters_csv"], outputs["parameters_md"],
-        caption="nRMSE over predicted frames of the models trained across the seen values; "
-        "persistence of the last true frame is the no-learning reference.",
+        caption="nRMSE over predicted frames of the models trained across the seen values, as "
+        f"{NRMSE_SOURCE}; persistence of the last true frame is the no-learning reference.",
     )  # fmt: skip
     labels = dict(zip(cape["model"], cape["label"], strict=True))
     write_table(
         cape_gains_table(cape, pairs=cape_pairs, labels=labels),
         outputs["cape_gains_csv"], outputs["cape_gains_md"],
-        caption="Each CAPE model against its base model: nRMSE averaged over the split's "
-        "values (each value's mean over test trajectories; seed_std: spread over seeds); "
-        "change = nrmse / baseline_nrmse - 1.",
+        caption="Each CAPE model against its base model: nRMSE (as "
+        f"{NRMSE_SOURCE}) averaged over the split's values (each value's mean over test "
+        "trajectories; seed_std: spread over seeds); change = nrmse / baseline_nrmse - 1.",
     )  # fmt: skip
     table = (
         pdebench_table(
@@ -79,7 +80,9 @@ def run_parametric_tables(
     )
     write_table(
         table, outputs["pdebench_csv"], outputs["pdebench_md"],
-        caption=f"One model per value (PDEBench protocol); published: {version or 'none'}.",
+        caption=f"One model per value (PDEBench protocol); published: {version or 'none'}. "
+        f"nRMSE, RMSE and bRMSE as {PDEBENCH_METRICS_NOTE} Our truths are exact or "
+        "spectral, PDEBench's from limited finite-volume schemes.",
     )  # fmt: skip
 
 
@@ -125,10 +128,10 @@ def run_basic_forms_table(
     frame = pd.concat([pd.read_csv(p) for p in metrics], ignore_index=True)
     write_table(
         basic_forms_table(frame, runs=runs), csv, markdown,
-        caption="nRMSE over predicted frames on the target PDE, trained on a fraction of its "
-        "data alone (target) or with its basic forms (target+basic), the same optimiser "
-        "steps; id: at the training values, ood: outside their ranges; persistence is the "
-        "no-learning reference.",
+        caption=f"nRMSE (as {NRMSE_SOURCE}) over predicted frames on the target PDE, trained "
+        "on a fraction of its data alone (target) or with its basic forms (target+basic), "
+        "the same optimiser steps; id: at the training values, ood: outside their ranges; "
+        "persistence is the no-learning reference.",
     )  # fmt: skip
 
 

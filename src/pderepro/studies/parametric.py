@@ -27,6 +27,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pderepro.config import ConfigError
+from pderepro.evaluation.trajectory_metrics import NRMSE_SOURCE, PDEBENCH_METRICS_NOTE
 from pderepro.studies.base import (
     BENCHMARKS,
     StudyKind,
@@ -285,7 +286,8 @@ class ParametricKind(StudyKind):
             for pde, cfg in study["pdes"].items()
         )
         parameters = (
-            "nRMSE over the predicted frames only (never the conditioning ones) of each "
+            f"nRMSE (as {NRMSE_SOURCE}) over the predicted frames only (never the "
+            "conditioning ones) of each "
             "model trained across the seen values, at every seen and unseen value: mean and "
             f"std over {training['seeds']} seed(s), 95% bootstrap interval over test "
             f"trajectories; persistence of the last true frame is the no-learning "
@@ -293,18 +295,19 @@ class ParametricKind(StudyKind):
         )
         gains = (
             "Each CAPE model against its base model (the same budget and data): nRMSE "
-            "averaged over the seen and over the unseen values (each value's mean over test "
-            "trajectories), mean over seeds and its spread; change = nrmse / baseline_nrmse "
-            "- 1 (CAPE claims its largest gains on unseen values). Values whose truth has "
-            "decayed to near zero before the predicted frames (Burgers at nu >= 1) dominate "
-            f"such a mean. Ours: preset {preset}, {sizes}."
+            f"(as {NRMSE_SOURCE}) averaged over the seen and over the unseen values (each "
+            "value's mean over test trajectories), mean over seeds and its spread; change = "
+            "nrmse / baseline_nrmse - 1 (CAPE claims its largest gains on unseen values). "
+            f"Ours: preset {preset}, {sizes}."
         )
         published = study["published"]
         pdebench = (
             "nRMSE of one model per parameter value (the PDEBench protocol) beside the "
             f"published FNO values ({published.get('source', 'none')}; version "
             f"{published.get('version', '?')}; the paper trains 10,000 trajectories per "
-            f"value for 500 epochs). Ours: preset {preset}, {sizes}."
+            f"value for 500 epochs). nRMSE, RMSE and bRMSE as {PDEBENCH_METRICS_NOTE} "
+            f"Ours: preset {preset}, {sizes}; our truths are exact or spectral, PDEBench's "
+            "come from limited finite-volume schemes."
         )
         section = SummarySection(title=study["title"], tables=[], report_tables=[], figures=[])
         if study.get("models"):
@@ -318,7 +321,8 @@ class ParametricKind(StudyKind):
         if "basic_forms" in study:
             experiment = study["basic_forms"]
             caption = (
-                "nRMSE over predicted frames on the target PDE of one model trained on a "
+                f"nRMSE (as {NRMSE_SOURCE}) over predicted frames on the target PDE of one "
+                "model trained on a "
                 "fraction of the target trajectories alone (target) or with every trajectory "
                 "of its basic forms too (target+basic), with the same "
                 f"{experiment['optimizer_steps']} optimiser steps; id: test trajectories at "
