@@ -128,6 +128,7 @@ def _study_file_errors(
     if errors:
         return {}, errors
     merged: dict[str, dict[str, Any]] = {}
+    found: dict[str, list[Path]] = {}  # line: the presets it is found with
     for preset_name, (preset_path, preset) in presets.items():
         sizes = preset.get(name, {})
         preset_errors = _preset_errors(sizes, name, kind, preset_path, path)
@@ -141,8 +142,12 @@ def _study_file_errors(
                 KINDS[kind].check(where, study_at)
             except ConfigError as err:
                 lines = [str(err)]
-        errors += [f"{path} with {preset_path}: {line}" for line in lines]
+        for line in lines:
+            found.setdefault(line, []).append(preset_path)
         merged[preset_name] = study_at
+    for line, paths in found.items():  # once where every preset meets it: the study's own
+        with_ = "every preset" if len(paths) == len(presets) > 1 else ", ".join(map(str, paths))
+        errors.append(f"{path} with {with_}: {line}")
     return ({} if errors else merged), errors
 
 
