@@ -258,7 +258,8 @@ def _turbulence_caption(study: Mapping[str, Any]) -> str:
         f"beyond {study['online']['tail_sigma']:g} sigma relative to the DNS's, blow-ups, and "
         "cost per simulated time unit relative to the DNS; the row 'truth' is a second DNS "
         f"ensemble, the noise floor. {truth['climate_members']} LES runs x "
-        f"{truth['climate_time']:g} time units per case."
+        f"{truth['climate_time']:g} time units per case. Every score but blow-ups is over "
+        "the runs that did not blow up: conditional on survival."
     )
 
 

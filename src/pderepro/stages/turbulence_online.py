@@ -241,8 +241,10 @@ def run_closure_tables_turbulence(
         f"beyond {online_settings['tail_sigma']:g} sigma of the reference over the reference's "
         f"(1 = matching tails; the reference's tail mass: {tails}, so a small one makes the "
         "ratio coarse); blowups: runs that left |w| <= "
-        f"{online_settings['blowup_threshold']:g}, scored on the rest; cost_ratio: wall time "
-        "per member and simulated time unit against the DNS's, both measured here."
+        f"{online_settings['blowup_threshold']:g}. Every other score is over the runs that "
+        "did not blow up (conditional on survival: a closure that blows up often is scored "
+        "on its survivors only); cost_ratio: wall time per member and simulated time unit "
+        "against the DNS's, both measured here."
     )
     write_table(closure_table(on, ONLINE_COLUMNS, setup="case"), outputs["online_csv"],
                 outputs["online_md"], caption=caption)  # fmt: skip
