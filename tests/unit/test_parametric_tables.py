@@ -9,9 +9,9 @@ from pderepro.evaluation.parametric_tables import (
     CAPE_GAINS_COLUMNS,
     PARAMETERS_COLUMNS,
     PDEBENCH_COLUMNS,
+    PDEBENCH_METRICS,
     basic_forms_table,
     cape_gains_table,
-    PDEBENCH_METRICS,
     parameters_table,
     pdebench_table,
 )

@@ -12,6 +12,11 @@ import numpy as np
 import pandas as pd
 
 from pderepro.evaluation.tables import error_summary
+from pderepro.evaluation.trajectory_metrics import SAMPLE_METRICS, SPLIT_METRICS
+
+#: PDEBench's other metrics beside nRMSE in ``pdebench.csv`` (and our pooled ratio), each
+#: the mean over seeds and test trajectories of the metrics files' column of that name.
+PDEBENCH_METRICS = (*SAMPLE_METRICS[1:], *SPLIT_METRICS)
 
 #: Columns of ``parameters.csv``.
 PARAMETERS_COLUMNS = [
@@ -51,14 +56,7 @@ PDEBENCH_COLUMNS = [
     "ci_high",
     "n_seeds",
     "n_test",
-    "rel_l2_pooled",
-    "rmse",
-    "brmse",
-    "crmse",
-    "max_error",
-    "frmse_low",
-    "frmse_mid",
-    "frmse_high",
+    *PDEBENCH_METRICS,
     "n_train",
     "cells",
     "epochs",
@@ -70,12 +68,6 @@ PDEBENCH_COLUMNS = [
     "published_epochs",
     "published_t_final",
 ]
-#: PDEBench's other metrics beside nRMSE in ``pdebench.csv`` (and our pooled ratio), each
-#: the mean over seeds and test trajectories of the metrics files' column of that name.
-PDEBENCH_METRICS = (
-    "rel_l2_pooled", "rmse", "brmse", "crmse", "max_error", "frmse_low", "frmse_mid",
-    "frmse_high",
-)  # fmt: skip
 #: The sizes beside each model row of ``pdebench.csv``: ours, and the paper's (``published_``
 #: prefixed; ``n_samples`` is its trajectories per value, all splits).
 PDEBENCH_SIZES = ("n_train", "cells", "epochs", "t_final")

@@ -46,6 +46,9 @@ PDEBENCH_METRICS_NOTE = (
     "them over its loader's batches); rel_l2_pooled is ||e|| / ||u|| pooled over space and "
     "time, not PDEBench's."
 )
+#: Names of the per-sample metrics (:func:`nrmse`, :func:`pooled_rel_l2`, :func:`rmse`,
+#: :func:`boundary_rmse`) in metrics files and tables.
+SAMPLE_METRICS = ("nrmse", "rel_l2_pooled", "rmse", "brmse")
 #: Names of :func:`split_metrics`' values.
 SPLIT_METRICS = ("crmse", "max_error", "frmse_low", "frmse_mid", "frmse_high")
 

@@ -27,6 +27,8 @@ import xarray as xr
 from pderepro.data.io import atomic_write, open_layout_netcdf, write_netcdf
 from pderepro.data.provenance import provenance_attrs
 from pderepro.evaluation.trajectory_metrics import (
+    SAMPLE_METRICS,
+    SPLIT_METRICS,
     boundary_rmse,
     nrmse,
     nrmse_per_step,
@@ -57,15 +59,8 @@ PARAMETRIC_METRIC_COLUMNS = [
     "split",
     "seed",
     "sample",
-    "nrmse",
-    "rel_l2_pooled",
-    "rmse",
-    "brmse",
-    "crmse",
-    "max_error",
-    "frmse_low",
-    "frmse_mid",
-    "frmse_high",
+    *SAMPLE_METRICS,
+    *SPLIT_METRICS,
 ]
 
 
