@@ -30,10 +30,12 @@ FILES = sorted((ROOT / "config/studies").glob("*.yaml")) + sorted(
     (ROOT / "config/presets").glob("*.yaml")
 )
 #: Values the science lets take either sign (a forcing, a coupling, a pdf's range, a
-#: closure setup's forcing or beta plane): a negative one is no error.
-SIGNED = {"forcing", "forcing_amplitude", "h", "low", "high"}
-#: Maps whose keys are free names: a new key there is a new entry, not an unknown key.
-FREE_NAMES = {"setups"}
+#: closure setup's forcing or beta plane, a claim's threshold or target): a negative one
+#: is no error.
+SIGNED = {"forcing", "forcing_amplitude", "h", "low", "high", "threshold", "target"}
+#: Maps whose keys are free names: a new key there is a new entry, not an unknown key (a
+#: claim's row filters name table columns, checked when the claim is evaluated).
+FREE_NAMES = {"setups", "rows", "better", "than", "exclude"}
 
 
 def _nodes(node: Any, path: tuple = ()):

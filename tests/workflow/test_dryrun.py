@@ -69,7 +69,22 @@ def test_paper_plan_has_the_papers_sizes():
     assert counts["evaluate_baseline"] == 6 + 4 + 3 * 4
     # the solver timed at every training resolution, one cost table per trained study
     assert counts["time_solver"] == 6 + 4 + 4 and counts["cost_table"] == 3
-    assert sum(counts.values()) == 1027  # with rule all
+    assert sum(counts.values()) == 1028  # with rules claims and all
+
+
+def test_claims_rule_is_planned_by_default(tmp_path):
+    """`snakemake` with no arguments builds results/claims.csv from the claimed tables."""
+    result = snakemake("-n", "--config", "preset=smoke", cwd=copy_workflow(tmp_path))
+    assert result.returncode == 0, result.stderr
+    assert planned_jobs(result.stdout + result.stderr)["claims"] == 1
+    plan = _plan("smoke")
+    assert {"results/claims.csv", "results/claims.md"} <= set(plan.targets())
+    # the rule waits for every table an active claim reads (none at smoke: the shipped
+    # claims are meaningful from quick on), at quick for the enabled studies' tables
+    assert set(_plan("quick").claims_inputs()) >= {
+        "results/fno_burgers/tables/resolution.csv",
+        "results/l96_closures/tables/online.csv",
+    }
 
 
 @pytest.mark.parametrize(

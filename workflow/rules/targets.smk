@@ -23,3 +23,11 @@ def results_page_inputs(wildcards):
 
 def results_page_sections(wildcards):
     return PLAN.results_page()
+
+
+def claims_inputs(wildcards):
+    return PLAN.claims_inputs()
+
+
+def claims_studies(wildcards):
+    return PLAN.claims_studies()

@@ -21,6 +21,7 @@ from typing import Any
 
 _STAGE_MODULES = {
     "run_baseline": "learning",
+    "run_claims": "claims",
     "run_basic_forms_table": "parametric_reports",
     "run_closure_tables": "reporting",
     "run_closure_tables_turbulence": "turbulence_online",

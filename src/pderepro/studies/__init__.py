@@ -32,6 +32,7 @@ from pderepro.data.closure_systems import CLOSURE_SYSTEMS
 from pderepro.data.specs import DATASET_SPECS
 from pderepro.studies import closures, parametric, regimes, resolution
 from pderepro.studies.base import StudyKind
+from pderepro.studies.claims import CLAIMS_TARGETS, active, check_claims, claims_studies
 from pderepro.studies.schema import as_written, build_schema
 
 #: Every study kind, by the ``kind`` value of a study file.
@@ -140,6 +141,8 @@ def _study_file_errors(
         if not lines:
             try:
                 KINDS[kind].check(where, study_at)
+                tables = KINDS[kind].claim_tables(name, study_at)
+                check_claims(where, study_at.get("claims", []), tables, presets)
             except ConfigError as err:
                 lines = [str(err)]
         for line in lines:
@@ -176,7 +179,8 @@ def resolve_config(
     -------
     dict
         The validated config with defaults filled and ``study.<name>`` merged from the
-        study file and the preset, for the enabled studies, in canonical form (every
+        study file and the preset, for the enabled studies, ``claims.<name>`` the claims
+        of every study file, in canonical form (every
         mapping's keys sorted), so that nothing downstream depends on how a config file
         orders its keys.
 
@@ -225,6 +229,8 @@ def resolve_config(
             " with every preset)"
         )
     top["study"] = {name: merged[name][top["preset"]] for name in top["studies"]}
+    # every study's claims, enabled or not: the claims table lists them all
+    top["claims"] = {name: merged[name][top["preset"]].get("claims", []) for name in studies}
     return canonical(top)
 
 
@@ -262,7 +268,7 @@ class Plan:
 
     def targets(self) -> list[str]:
         """Every file of rule ``all``."""
-        return [RESULTS_PAGE, "results/summary.md", *self.validation_targets()] + [
+        return [RESULTS_PAGE, "results/summary.md", *CLAIMS_TARGETS, *self.validation_targets()] + [
             t for name in self.studies for t in self.kind(name).targets(name, self.studies[name])
         ]
 
@@ -300,12 +306,30 @@ class Plan:
     def job_counts(self) -> Counter[str]:
         """Jobs per rule of the whole workflow, as the kinds count them (datasets shared
         by two studies would count twice; none are)."""
-        counts = Counter(summary=1, results_page=1, all=1)
+        counts = Counter(summary=1, results_page=1, claims=1, all=1)
         if self.config["verification"]:
             counts["validate_solvers"] = 1
         for name, study in self.studies.items():
             counts += self.kind(name).jobs(name, study)
         return +counts  # drop rules with no job
+
+    def claims_studies(self) -> dict[str, dict[str, Any]]:
+        """Per study file: its claims, whether it is enabled and the tables its claims
+        read, for rule ``claims`` (:func:`~pderepro.studies.claims.claims_studies`)."""
+        tables = {n: self.kind(n).claim_tables(n, s) for n, s in self.studies.items()}
+        return claims_studies(self.config.get("claims", {}), tables)
+
+    def claims_inputs(self) -> list[str]:
+        """The tables read by the enabled studies' claims active at the preset."""
+        preset = self.config["preset"]
+        files = [
+            study["tables"][claim["check"]["table"]]
+            for study in self.claims_studies().values()
+            if study["enabled"]
+            for claim in study["claims"]
+            if active(claim, preset)
+        ]
+        return list(dict.fromkeys(files))
 
     def benchmark_files(self) -> list[str]:
         """Benchmark files of every job upstream of the summary (wall time per stage)."""

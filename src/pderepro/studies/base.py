@@ -229,6 +229,16 @@ class StudyKind:
         """The study's section of ``results/summary.md`` and of the results page."""
         raise NotImplementedError
 
+    def claim_tables(self, name: str, study: Mapping[str, Any]) -> dict[str, str]:
+        """The CSV tables a study's claims may check, by name: every
+        ``results/<name>/tables/<table>.csv`` among its targets."""
+        prefix = f"results/{name}/tables/"
+        return {
+            t[len(prefix) : -len(".csv")]: t
+            for t in self.targets(name, study)
+            if t.startswith(prefix) and t.endswith(".csv")
+        }
+
     def benchmarks(self, name: str, study: Mapping[str, Any]) -> list[str]:
         """Benchmark files of the study's jobs, for the summary's wall times."""
         return []

@@ -164,6 +164,11 @@ class RegimesKind(StudyKind):
             *figure_files(name, ["error_vs_time", "superresolution"]),
         ]
 
+    def claim_tables(self, name: str, study: Mapping[str, Any]) -> dict[str, str]:
+        """The tables, and the super-resolution metrics file as ``superresolution``."""
+        superres = f"results/{name}/superresolution/metrics.csv"
+        return {**super().claim_tables(name, study), "superresolution": superres}
+
     def summary(self, name: str, study: Mapping[str, Any], preset: str) -> SummarySection:
         runs = [
             f"{k}: N = {study['regimes'][k]['n_train']}, {study['regimes'][k]['n_test']} test, "

@@ -18,6 +18,8 @@ from typing import Any
 from pderepro.config import load_yaml
 
 COMMON_SCHEMA = Path(__file__).parent / "schemas" / "common.yaml"
+#: The claims every kind's studies may list (``$defs`` ``claims``, ``claim``, ...).
+CLAIMS_SCHEMA = Path(__file__).parent / "schemas" / "claims.yaml"
 
 
 def _dispatch(key: str, choices: Mapping[str, str], what: str) -> dict[str, Any]:
@@ -56,7 +58,7 @@ def build_schema(
     """
     schema = copy.deepcopy(dict(top))
     defs = schema.setdefault("$defs", {})
-    paths: Iterable[Path] = [COMMON_SCHEMA] + [
+    paths: Iterable[Path] = [COMMON_SCHEMA, CLAIMS_SCHEMA] + [
         path for group in (kinds, datasets, systems) for _, path in group.values()
     ]
     for path in dict.fromkeys(paths):  # a fragment may serve several entries

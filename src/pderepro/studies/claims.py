@@ -1,0 +1,115 @@
+"""The claims of the studies, on the plan's side: the cross-key rules of a study file's
+``claims`` (which its kind's schema cannot express) and what the ``claims`` rule reads.
+
+A claim names one of its study's tables (:meth:`~pderepro.studies.base.StudyKind.claim_tables`)
+and checks it declaratively (``schemas/claims.yaml``); :mod:`pderepro.evaluation.claims`
+evaluates the checks. Nothing here imports pandas: Snakemake imports it to build the DAG.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any
+
+from pderepro.config import ConfigError
+
+#: The files of rule ``claims``.
+CLAIMS_TARGETS = ("results/claims.csv", "results/claims.md")
+
+
+def check_claims(
+    where: str,
+    claims: Sequence[Mapping[str, Any]],
+    tables: Collection[str],
+    presets: Collection[str],
+) -> None:
+    """Cross-key rules of a study's claims.
+
+    Parameters
+    ----------
+    where : str
+        The study's config key (``study.<name>``).
+    claims : sequence of mapping
+        The study's ``claims``, valid against ``schemas/claims.yaml``.
+    tables : collection of str
+        The tables the study builds (claims may check only these).
+    presets : collection of str
+        Every preset's name.
+
+    Raises
+    ------
+    ConfigError
+        On a repeated id, an unknown table or preset, both an interval and a spread, a
+        comparison with both or neither of
+        ``than`` and ``than_column``, a distance to a target that is not lower-is-better,
+        or an interval given for several columns, naming the key.
+    """
+    seen: set[str] = set()
+    for i, claim in enumerate(claims):
+        here, check = f"{where}.claims.{i}", claim["check"]
+        if claim["id"] in seen:
+            raise ConfigError(f"config key '{here}.id': {claim['id']!r} is not unique")
+        seen.add(claim["id"])
+        unknown = sorted(set(claim.get("presets", ())) - set(presets))
+        if unknown:
+            raise ConfigError(
+                f"config key '{here}.presets': no preset {unknown[0]!r} ({sorted(presets)})"
+            )
+        if check["table"] not in tables:
+            raise ConfigError(
+                f"config key '{here}.check.table': {check['table']!r} is not a table of this "
+                f"study ({sorted(tables)})"
+            )
+        for interval, spread in (("interval", "spread"), ("than_interval", "than_spread")):
+            if interval in check and spread in check:
+                raise ConfigError(
+                    f"config key '{here}.check.{spread}': give {interval} or {spread}, not both"
+                )
+        if check["kind"] == "compare" and ("than" in check) == ("than_column" in check):
+            raise ConfigError(
+                f"config key '{here}.check.than': give than (other rows) or than_column (a "
+                "column of the same row), not both or neither"
+            )
+        if "target" in check and not check["lower_is_better"]:
+            raise ConfigError(
+                f"config key '{here}.check.lower_is_better': must be true with a target "
+                "(the distance to the target is lower when better)"
+            )
+        if isinstance(check["column"], list) and ("interval" in check or "spread" in check):
+            raise ConfigError(
+                f"config key '{here}.check.column': several columns take no interval or spread"
+            )
+
+
+def active(claim: Mapping[str, Any], preset: str) -> bool:
+    """Whether ``claim`` is meaningful at ``preset``."""
+    return preset in claim.get("presets", [preset])
+
+
+def claims_studies(
+    claims: Mapping[str, Sequence[Mapping[str, Any]]],
+    enabled: Mapping[str, Mapping[str, str]],
+) -> dict[str, dict[str, Any]]:
+    """What rule ``claims`` receives, per study: its claims, whether it is enabled and
+    the tables its claims read (enabled studies first, in their order).
+
+    Parameters
+    ----------
+    claims : mapping
+        ``{study: claims}`` of every study file, enabled or not.
+    enabled : mapping
+        ``{study: {table: csv path}}`` of the enabled studies.
+    """
+    order = [*enabled, *sorted(set(claims) - set(enabled))]
+    return {
+        name: {
+            "enabled": name in enabled,
+            "claims": list(claims.get(name, [])),
+            "tables": {
+                c["check"]["table"]: enabled[name][c["check"]["table"]]
+                for c in claims.get(name, [])
+                if name in enabled
+            },
+        }
+        for name in order
+    }
