@@ -79,8 +79,8 @@ def test_claims_rule_is_planned_by_default(tmp_path):
     assert planned_jobs(result.stdout + result.stderr)["claims"] == 1
     plan = _plan("smoke")
     assert {"results/claims.csv", "results/claims.md"} <= set(plan.targets())
-    # the rule waits for every table an active claim reads (none at smoke: the shipped
-    # claims are meaningful from quick on), at quick for the enabled studies' tables
+    # the rule waits for every table an active claim reads
+    assert _plan("smoke").claims_inputs() == ["results/l96_closures/tables/online.csv"]
     assert set(_plan("quick").claims_inputs()) >= {
         "results/fno_burgers/tables/resolution.csv",
         "results/l96_closures/tables/online.csv",

@@ -42,6 +42,24 @@ def test_tables_hold_finite_numbers(smoke_run):
     assert validation["max_abs_error"].map(math.isfinite).all()
 
 
+def test_claims_list_every_claim_of_every_study_file(smoke_run):
+    """results/claims.csv holds one row per claim of every study file, each with a verdict."""
+    from pderepro.evaluation.claims import CLAIMS_COLUMNS, NOT_RUN
+
+    claims = pd.read_csv(smoke_run / "results/claims.csv", keep_default_na=False)
+    assert list(claims.columns) == CLAIMS_COLUMNS
+    expected = {
+        (path.stem, claim["id"])
+        for path in sorted((smoke_run / "config/studies").glob("*.yaml"))
+        for claim in yaml.safe_load(path.read_text()).get("claims", [])
+    }
+    assert set(zip(claims["study"], claims["claim_id"], strict=True)) == expected
+    assert len(claims) == len(expected)
+    assert claims["verdict"].isin(["reproduced", "not reproduced", "inconclusive", NOT_RUN]).all()
+    assert (claims.loc[claims["verdict"] == NOT_RUN, "reason"] != "").all()
+    assert (smoke_run / "results/claims.md").read_text().startswith("# Paper claims")
+
+
 def test_a_learned_model_beats_the_no_learning_reference(smoke_run):
     """Learning shows even at the smoke preset: on Burgers the FNO's error is well under
     the linear heat equation's at every resolution (smoke trains it long enough)."""
