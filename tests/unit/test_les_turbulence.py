@@ -27,7 +27,8 @@ from pderepro.training.checkpoint import CheckpointError, save_checkpoint
 L = 2.0 * math.pi
 SYSTEM = {
     "solver": "turbulence2d", "resolution": 32, "viscosity": 2e-2, "time_step": 1e-2,
-    "box_size": L, "drag": 0.1, "forcing_wavenumber": 2, "forcing_amplitude": 2.0,
+    "box_size": L, "drag": 0.1, "forcing_kind": "kolmogorov_xy", "forcing_wavenumber": 2,
+    "forcing_amplitude": 2.0,
     "les_resolution": 16, "filter": "sharp",
 }  # fmt: skip
 TRUTH = {
@@ -36,6 +37,7 @@ TRUTH = {
 }  # fmt: skip
 ONLINE = {"blowup_threshold": 200.0, "pdf": {"low": -10.0, "high": 10.0, "bins": 40},
           "tail_sigma": 3.0, "time_step": 0.02}  # fmt: skip
+RUN = (0.0, 0.02, 1.0, 0.1)  # beta, time_step, run_time, record_interval of les_problem
 SPLIT = {"train": 0.6, "validation": 0.2, "test": 0.2, "gap_time": 0.2}
 
 
@@ -117,12 +119,30 @@ def test_offline_scores_of_the_exact_term_and_of_zero():
 
 
 def test_les_problem_filters_the_forcing_like_the_fields():
-    sharp = les_problem(SYSTEM, 0.0, 0.02, 1.0, 0.1)
+    sharp = les_problem(SYSTEM, *RUN)
     assert sharp.resolution == 16 and sharp.forcing_amplitude == SYSTEM["forcing_amplitude"]
-    gauss = les_problem({**SYSTEM, "filter": "gaussian"}, 0.0, 0.02, 1.0, 0.1)
+    gauss = les_problem({**SYSTEM, "filter": "gaussian"}, *RUN)
     gain = math.exp(-((2 * math.pi * 2 / 16) ** 2) / 24)  # G(kappa) at k_f = 2, Delta = L/16
     assert gauss.forcing_amplitude == pytest.approx(gain * SYSTEM["forcing_amplitude"])
     assert dns_problem(SYSTEM, 20.0).beta == 20.0
+    for kind in ("kolmogorov", "kolmogorov_xy"):  # the kind reaches both problems
+        system = {**SYSTEM, "filter": "gaussian", "forcing_kind": kind}
+        assert dns_problem(system, 0.0).forcing_kind == les_problem(system, *RUN).forcing_kind
+        assert les_problem(system, *RUN).forcing_amplitude == pytest.approx(gain * 2.0)
+
+
+def test_les_problem_refuses_a_filter_that_reshapes_the_forcing(monkeypatch):
+    import pderepro.data.turbulence_problems as problems
+
+    def anisotropic(kind, n, n_les):  # damps (k, 0) but not (0, k)
+        kx = np.fft.fftfreq(n, 1.0 / n)[:, None]
+        return np.exp(-(kx**2) / 50.0) * np.ones((1, n // 2 + 1))
+
+    monkeypatch.setattr(problems, "filter_transfer", anisotropic)
+    single = les_problem({**SYSTEM, "forcing_kind": "kolmogorov"}, *RUN)  # at (0, k_f) only
+    assert single.forcing_amplitude == pytest.approx(2.0)
+    with pytest.raises(ValueError, match="gain differs"):
+        les_problem(SYSTEM, *RUN)
 
 
 def test_classical_checkpoints_rebuild_their_closure_and_refuse_others(tmp_path):

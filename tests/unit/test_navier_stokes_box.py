@@ -79,6 +79,26 @@ def test_defaults_are_the_fno_unit_torus_and_grid_forcing_scale_with_the_box():
     np.testing.assert_array_equal(kolmogorov[0], kolmogorov[7])  # independent of x
 
 
+def test_two_direction_kolmogorov_forcing_values_and_modes():
+    p = _box(forcing_kind="kolmogorov_xy", forcing_amplitude=0.5, forcing_wavenumber=3)
+    f, x = p.forcing(), p.grid
+    np.testing.assert_allclose(f, 0.5 * (np.cos(3 * x)[:, None] + np.cos(3 * x)[None, :]),
+                               rtol=0, atol=1e-14)  # fmt: skip
+    # Fourier content: A n^2 / 2 at (+-k_f, 0) and (0, +-k_f) (x on axis 0), nothing else
+    f_hat = np.fft.fft2(f)
+    modes = {(3, 0), (-3, 0), (0, 3), (0, -3)}
+    for kx, ky in modes:
+        assert f_hat[kx, ky] == pytest.approx(0.5 * 16**2 / 2, abs=1e-12)
+    others = np.ones(f_hat.shape, dtype=bool)
+    others[tuple(zip(*modes, strict=True))] = False
+    assert np.abs(f_hat[others]).max() < 1e-12
+    # the y part is the single-direction forcing, the x part its transpose
+    single = _box(forcing_amplitude=0.5, forcing_wavenumber=3).forcing()
+    np.testing.assert_allclose(f, single + single.T, rtol=0, atol=1e-15)
+    with pytest.raises(ValueError, match="below resolution / 3"):
+        _box(forcing_kind="kolmogorov_xy", forcing_wavenumber=6)
+
+
 def test_defaults_equal_explicit_unit_box_without_drag_or_beta_bit_for_bit():
     w0 = _field(32, peak=1.0)
     base = NavierStokesProblem(t_final=0.2, time_step=0.01, resolution=32, record_interval=0.1)
@@ -161,6 +181,20 @@ def test_kolmogorov_laminar_flow_is_exact_and_ignores_beta():
     errors = [kolmogorov_laminar_error(16, dt, beta=5.0, **kwargs) for dt in (0.04, 0.02)]
     assert errors[1] < 1e-5
     assert math.log2(errors[0] / errors[1]) == pytest.approx(AB2CN_ORDER, abs=0.05)
+    # both directions: the x part is a forced Rossby wave under beta, the steady state exact
+    xy = [
+        kolmogorov_laminar_error(16, dt, beta=5.0, forcing_kind="kolmogorov_xy", **kwargs)
+        for dt in (0.04, 0.02)
+    ]
+    assert xy[1] < 2e-4  # the Rossby wave's CN phase error, (omega h)^2 with omega h = 0.05
+    assert math.log2(xy[0] / xy[1]) == pytest.approx(AB2CN_ORDER, abs=0.05)
+    # without beta, long after the start: w = A (cos k x + cos k y) / (mu + nu k^2), which
+    # AB2/CN holds exactly (drag 1: the cellular flow is stable, exp(-40) of the start left)
+    steady = kolmogorov_laminar_error(
+        16, 0.05, beta=0.0, viscosity=1e-2, drag=1.0, t_final=40.0, forcing_wavenumber=2,
+        forcing_kind="kolmogorov_xy",
+    )  # fmt: skip
+    assert steady < 1e-13
     for k_f in (6, 14):  # outside the advected modes of 16 points; 14 would alias onto 2
         with pytest.raises(ValueError, match="below resolution / 3"):
             _box(forcing_wavenumber=k_f)
@@ -193,6 +227,6 @@ def test_box_verification_table_small():
         turbulent_time_steps=(0.02, 0.01), turbulent_t_final=0.5, reference_step=2.5e-3,
     )  # fmt: skip
     assert list(table.columns) == COLUMNS
-    assert len(table) == 10
+    assert len(table) == 12
     for _, rows in table.groupby("case", sort=False):
         assert rows["observed_order"].iloc[-1] == pytest.approx(AB2CN_ORDER, abs=0.1)

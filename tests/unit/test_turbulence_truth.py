@@ -62,7 +62,7 @@ def test_shapes_coords_and_attrs(truth):
     attrs = truth.attrs
     assert attrs["solver"] == SOLVER and attrs["spin_up_time"] == 1.0 and attrs["base_seed"] == 7
     assert attrs["viscosity"] == p.viscosity and attrs["drag"] == 0.1
-    assert attrs["forcing_kind"] == "kolmogorov" and attrs["forcing_wavenumber"] == 4
+    assert attrs["forcing_kind"] == "kolmogorov_xy" and attrs["forcing_wavenumber"] == 4
     assert attrs["box_size"] == pytest.approx(2 * math.pi) and attrs["resolution"] == N
     for name in ("w", "energy", "enstrophy", "member", "x", "series_time"):
         assert truth[name].attrs["units"] == "1" and truth[name].attrs["long_name"]
@@ -85,9 +85,11 @@ def test_spin_up_series_bounded(truth):
     assert np.isfinite(energy).all() and np.isfinite(enstrophy).all()
     assert (energy > 0).all() and (enstrophy > 0).all()
     # Advection conserves enstrophy, so dZ/dt <= -2 mu Z + f_rms sqrt(2 Z): Z never exceeds
-    # max(Z(0), f_rms^2 / (2 mu^2)) (f_rms^2 = A^2 / 2 for A cos(k_f y)).
+    # max(Z(0), f_rms^2 / (2 mu^2)) (f_rms^2 = A^2 for A (cos(k_f x) + cos(k_f y))).
     p = _problem()
-    bound = max(enstrophy[:, 0].max(), p.forcing_amplitude**2 / 2 / (2 * p.drag**2))
+    f_rms2 = float((p.forcing() ** 2).mean())
+    assert f_rms2 == pytest.approx(p.forcing_amplitude**2)
+    bound = max(enstrophy[:, 0].max(), f_rms2 / (2 * p.drag**2))
     assert enstrophy.max() <= 1.01 * bound
     # the series at the snapshot times is 1/2 <w^2> of the snapshots
     at = truth["enstrophy"].sel(series_time=truth["time"]).values

@@ -2,8 +2,9 @@
 
 Forced 2-D turbulence is the test bed of the subgrid closures of issue 17 (REFERENCES section 5):
 ``w_t + u . grad w + beta v = nu Lap w - mu w + f`` on the ``2 pi`` box with linear drag ``mu``
-and the Kolmogorov forcing ``f = A cos(k_f y)`` of :class:`NavierStokesProblem`, integrated by
-the pseudo-spectral AB2/CN solver of :mod:`pderepro.solvers.navier_stokes`.
+and the Kolmogorov forcing in both directions, ``f = A (cos(k_f x) + cos(k_f y))`` (forcing kind
+``"kolmogorov_xy"`` of :class:`NavierStokesProblem`), integrated by the pseudo-spectral AB2/CN
+solver of :mod:`pderepro.solvers.navier_stokes`.
 
 :func:`spin_up_and_snapshots` runs independent members from random vorticity, discards a spin-up
 (keeping its kinetic energy and enstrophy series as evidence of statistical steadiness) and saves
@@ -11,7 +12,8 @@ vorticity snapshots; :func:`filtered_pairs` turns the snapshots into the LES tra
 ``(w_bar, psi_bar, Pi)``. Truth statistics (spectra, PDF, tails) live in the evaluation layer
 (:mod:`pderepro.evaluation.turbulence_truth`), which this layer may not import.
 
-Parameter presets (:data:`TURBULENCE_PRESETS`), both ``k_f = 4``, ``mu = 0.1``, ``A = 4``:
+Parameter presets (:data:`TURBULENCE_PRESETS`), both ``k_f = 4``, ``mu = 0.1``, ``A = 4``, the
+two-direction forcing:
 
 - ``"paper"``: ``nu = 1 / Re = 5e-5`` (``Re = 20,000``) at ``1024^2``, the DNS of the paper's
   first case (Guan et al. 2022, Mojgani et al. 2023); not run here (no GPU). ``h = 1e-4``: an
@@ -19,33 +21,38 @@ Parameter presets (:data:`TURBULENCE_PRESETS`), both ``k_f = 4``, ``mu = 0.1``, 
   AB2/CN blew up only above CFL 0.3 in the check below, so peak speeds up to ~18 are covered.
 - ``"quick"``: ``nu = 8e-4`` at ``256^2``. The viscous cutoff scales as ``k_nu ~ nu^(-1/2)``
   at fixed enstrophy injection, so a grid 4x coarser needs ``nu`` 16x larger for the same
-  ``k_max / k_nu``: ``16 x 5e-5 = 8e-4`` (``Re = 1250``). ``h = 1e-3`` (CFL 0.10-0.18).
+  ``k_max / k_nu``: ``16 x 5e-5 = 8e-4`` (``Re = 1250``). ``h = 1e-3`` (CFL 0.10-0.18 with the
+  single-direction forcing, 0.15 at ``t = 30`` with the two-direction one).
 
 Evidence (one or two members from the GRF start, pooled snapshots of the second half):
 
-- ``256^2, nu = 8e-4, h = 1e-3`` (the quick preset), 30 time units: energy ``1/2 <|u|^2>``
-  overshoots to 1.6 at ``t = 3``, then stays in 0.84-1.24 from ``t = 6``; enstrophy 7-12;
-  peak speed 2.8-4.5. The mean enstrophy spectrum peaks at the forcing shell ``K = 4`` and is
-  ``7e-5`` of the peak at the 2/3-rule cutoff ``K = 85`` (``1.4e-3`` at ``K = 42``); it
-  flattens slightly over the last ~8 shells, so the small scales are marginally resolved, 4
-  decades below the peak and far above any LES cutoff (``K <= 32``). Vorticity ``sigma = 4.5``,
-  tail mass beyond ``3 sigma`` 0.010, kurtosis 5.1.
-- The same with ``h = 2e-3`` (CFL 0.29 at ``t = 4``) blew up before ``t = 5``; with
-  ``nu = 1.6e-3`` (16 time units) the spectrum at ``K = 85`` is ``1e-5`` of the peak, with the
-  same shallow last shells: the flattening is the cutoff's, and ``nu = 8e-4`` keeps the Reynolds
-  number as high as the grid allows.
-- The beta-plane case ``beta = 20`` at ``256^2, nu = 8e-4`` diverged at ``t = 6.1`` with
-  ``h = 1e-3`` (its zonal jets are faster): the ``les_turbulence`` study's quick preset, which
-  runs both cases, steps the DNS at ``h = 5e-4`` (its sizes come from ``config/presets``;
-  :data:`TURBULENCE_PRESETS` is this module's own, for tests and by-hand runs).
-- ``128^2, nu = 3.2e-3`` (the same ``k_max / k_nu`` scaling from the paper, ``h = 2e-3``, CFL
-  below 0.18), 100 time units: energy within 0.55-1.0 from ``t = 2`` to 100, enstrophy spectrum
-  ``1.8e-4`` of its peak at ``K = 42``.
+- Two-direction forcing, ``256^2, nu = 8e-4, h = 1e-3`` (the quick preset), 30 time units:
+  energy overshoots to 3.1 at ``t = 3.5``, then stays in 1.56-1.90 from ``t = 9``; enstrophy
+  14-20; ``sigma(w) = 5.8``. The enstrophy spectrum peaks at ``K = 4`` and is ``1.6e-4`` of the
+  peak at ``K = 85`` (``2.2e-3`` at ``K = 42``), twice the single-direction level below (twice
+  the injected enstrophy, ``<f^2> = A^2``): marginally resolved, 3.8 decades down. ``nu = 1e-3``
+  (``2^(1/3)`` larger, the ``k_nu`` scaling) gives ``8.8e-5``, the single-direction margin.
+  ``beta = 20, h = 5e-4``, 15 time units: energy still growing at ``t = 15`` (4.1, zonal jets),
+  peak speed 6.4 (CFL 0.13), ``9e-5`` at ``K = 85``.
+- Single-direction forcing ``A cos(k_f y)`` (``"kolmogorov"``), ``256^2, nu = 8e-4, h = 1e-3``,
+  30 time units: energy ``1/2 <|u|^2>`` overshoots to 1.6 at ``t = 3``, then stays in 0.84-1.24
+  from ``t = 6``; enstrophy 7-12; peak speed 2.8-4.5. The spectrum is ``7e-5`` of its peak at
+  the 2/3-rule cutoff ``K = 85`` (``1.4e-3`` at ``K = 42``), flattening slightly over the last
+  ~8 shells: marginally resolved, far above any LES cutoff (``K <= 32``). ``sigma(w) = 4.5``,
+  tail mass beyond ``3 sigma`` 0.010, kurtosis 5.1. With ``h = 2e-3`` (CFL 0.29 at ``t = 4``)
+  it blew up before ``t = 5``; with ``nu = 1.6e-3`` the spectrum at ``K = 85`` is ``1e-5`` of
+  the peak, with the same shallow last shells: the flattening is the cutoff's, and ``nu = 8e-4``
+  keeps the Reynolds number as high as the grid allows. ``beta = 20`` diverged at ``t = 6.1``
+  with ``h = 1e-3`` (faster zonal jets): the ``les_turbulence`` study's quick preset steps the
+  DNS at ``h = 5e-4`` (its sizes come from ``config/presets``; :data:`TURBULENCE_PRESETS` is
+  this module's own, for tests and by-hand runs). ``128^2, nu = 3.2e-3, h = 2e-3``, 100 time
+  units: energy within 0.55-1.0 from ``t = 2``, spectrum ``1.8e-4`` of its peak at ``K = 42``.
 
-The forcing differs from the paper's ``k_f (cos k_f x + cos k_f y)``: the solver offers the
-single-direction Kolmogorov forcing ``A cos(k_f y)``; ``A = k_f`` keeps the paper's amplitude per
-direction. The flow keeps a mean zonal shear (its ``x``-averaged vorticity carries ~40 % of the
-vorticity variance at ``128^2``), so the truth is anisotropic, unlike the paper's.
+The forcing is that of the CNN-LES paper the SMARL paper builds on (Guan et al. 2022,
+``f = k_f (cos(k_f x) + cos(k_f y))``) and of the group's solver py2d, ``A = k_f``; the SMARL
+paper's own equation was not read. The single-direction forcing kept a mean zonal shear (its
+``x``-averaged vorticity carried ~40 % of the vorticity variance at ``128^2``), an anisotropic
+truth unlike the paper's.
 
 Initial vorticity: :func:`~pderepro.solvers.torus.sample_vorticity_grf` with the problem's GRF
 parameters, drawn on the unit torus and used as grid values on the ``L`` box (so its correlation
@@ -92,9 +99,10 @@ _CHECK_EVERY = 100
 _PAIR_CHUNK = 8
 
 #: Problem parameters and run lengths of the presets (see the module docstring for the evidence).
-#: The energy reaches its statistically steady band about 6 time units after the random start
-#: (128^2, 256^2); the quick spin-up (2 drag times 1 / mu) is 3x that, the paper's 10 drag times
-#: leaves room for a slower transient at Re = 20,000 (not measured).
+#: The energy reaches its statistically steady band about 9 time units after the random start
+#: (256^2, two-direction forcing; 6 with the single-direction one at 128^2 and 256^2); the quick
+#: spin-up (2 drag times 1 / mu) is twice that, the paper's 10 drag times leaves room for a
+#: slower transient at Re = 20,000 (not measured).
 TURBULENCE_PRESETS: dict[str, dict[str, Any]] = {
     "quick": {
         "problem": {"resolution": 256, "viscosity": 8e-4, "time_step": 1e-3},
@@ -108,12 +116,13 @@ TURBULENCE_PRESETS: dict[str, dict[str, Any]] = {
     },
 }
 
-#: Shared by the presets: the paper's first case, 2 pi box, k_f = 4, linear drag 0.1.
+#: Shared by the presets: the paper's first case, 2 pi box, k_f = 4 in both directions, linear
+#: drag 0.1.
 _COMMON = {
     "box_size": 2.0 * math.pi,
     "drag": 0.1,
     "beta": 0.0,
-    "forcing_kind": "kolmogorov",
+    "forcing_kind": "kolmogorov_xy",
     "forcing_wavenumber": 4,
     "forcing_amplitude": 4.0,
 }

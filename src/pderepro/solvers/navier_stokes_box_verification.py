@@ -12,7 +12,11 @@ with ``a_k = nu |kappa|^2 + mu - i beta kappa_x / |kappa|^2`` exactly:
   ``omega / |kappa|`` check the sign and size of the beta term;
 - Kolmogorov forcing ``A cos(kappa_f y)`` from rest gives the zonal flow
   ``(1 - exp(-a t)) f / a``, ``a = nu kappa_f^2 + mu``, on which beta has no effect
-  (``kappa_x = 0``).
+  (``kappa_x = 0``);
+- the two-direction forcing ``A (cos(kappa_f x) + cos(kappa_f y))`` lies on one shell too, so
+  from rest each of its modes grows as ``(1 - exp(-a_k t)) f_k / a_k`` (without beta the
+  laminar state ``f / (nu kappa_f^2 + mu)``); with beta the ``cos(kappa_f x)`` part is a
+  forced Rossby wave, which checks the beta term against the forcing.
 
 The nonlinear term with all of these together is checked on random multi-mode fields against
 an independent algorithm written from the equation alone
@@ -126,22 +130,29 @@ def rossby_wave_errors(
 def kolmogorov_laminar_error(
     resolution: int, time_step: float, *, viscosity: float, drag: float, beta: float,
     t_final: float, forcing_wavenumber: int = 4, amplitude: float = 1.0,
-    box_size: float = TWO_PI,
+    box_size: float = TWO_PI, forcing_kind: str = "kolmogorov",
 ) -> float:  # fmt: skip
     """Max relative error at ``t_final`` of Kolmogorov flow spun up from rest.
 
-    ``w(t) = (1 - exp(-a t)) f / a`` with ``f = A cos(kappa_f y)``, ``a = nu kappa_f^2 + mu``;
-    the beta term must leave this zonal flow alone.
+    Each Fourier mode of the forcing ``f`` (``forcing_kind`` ``"kolmogorov"``: ``A cos(kappa_f
+    y)``; ``"kolmogorov_xy"``: ``A (cos(kappa_f x) + cos(kappa_f y))``) grows as
+    ``w_k(t) = (1 - exp(-a_k t)) f_k / a_k``, ``a_k = nu kappa_f^2 + mu - i beta kappa_x /
+    kappa_f^2``: the beta term leaves the zonal part alone and turns the ``cos(kappa_f x)`` part
+    into a forced Rossby wave.
     """
     problem = NavierStokesProblem(
         viscosity=viscosity, drag=drag, beta=beta, box_size=box_size, t_final=t_final,
         time_step=time_step, resolution=resolution, record_interval=t_final,
-        forcing_amplitude=amplitude, forcing_kind="kolmogorov",
+        forcing_amplitude=amplitude, forcing_kind=forcing_kind,
         forcing_wavenumber=forcing_wavenumber,
     )  # fmt: skip
     w = solve_navier_stokes(np.zeros((resolution, resolution)), problem, device="cpu")[-1]
-    a = viscosity * (TWO_PI * forcing_wavenumber / box_size) ** 2 + drag
-    return relative_max_error(w, (1.0 - math.exp(-a * t_final)) / a * problem.forcing())
+    kappa_f = TWO_PI * forcing_wavenumber / box_size
+    kappa_x = TWO_PI / box_size * np.fft.fftfreq(resolution, 1.0 / resolution)[:, None]
+    a = viscosity * kappa_f**2 + drag - 1j * beta * kappa_x / kappa_f**2  # (n, 1), x on axis 0
+    # the forcing's modes all lie on |kappa| = kappa_f (others are zero, whatever a says there)
+    exact_hat = -np.expm1(-a * t_final) / a * np.fft.fft2(problem.forcing())
+    return relative_max_error(w, np.fft.ifft2(exact_hat).real)
 
 
 def box_reference_difference(
@@ -188,6 +199,8 @@ def navier_stokes_box_verification(
       turns through 8 radians. A wrong sign of beta gives an O(1) error.
     - ``kolmogorov_laminar``: Kolmogorov flow from rest with beta on
       (:func:`kolmogorov_laminar_error`).
+    - ``kolmogorov_xy_laminar``: the same with the two-direction forcing (beta on: its
+      ``cos(kappa_f x)`` part is a forced Rossby wave).
     - ``box_drag_beta_if_rk4``: two random fields (FNO covariance, grid values scaled to a
       largest magnitude of ``turbulent_amplitude``, 1/time, so that advection matters on the
       ``L = 2 pi`` box) with Kolmogorov forcing of amplitude 1, drag, viscosity and
@@ -226,6 +239,13 @@ def navier_stokes_box_verification(
         lambda dt: kolmogorov_laminar_error(
             resolution, dt, viscosity=viscosity, drag=drag, beta=beta, t_final=t_final,
             forcing_wavenumber=forcing_wavenumber,
+        ),
+    )  # fmt: skip
+    rows += refinement_rows(
+        "kolmogorov_xy_laminar (max relative error)", resolution, time_steps,
+        lambda dt: kolmogorov_laminar_error(
+            resolution, dt, viscosity=viscosity, drag=drag, beta=beta, t_final=t_final,
+            forcing_wavenumber=forcing_wavenumber, forcing_kind="kolmogorov_xy",
         ),
     )  # fmt: skip
     w0 = sample_vorticity_grf(2, turbulent_resolution, seed=seed, device="cpu")

@@ -14,7 +14,7 @@ from pderepro.solvers.torus import GRF_EXPONENT, GRF_SCALE, GRF_SHIFT
 __all__ = ["FORCING_KINDS", "NavierStokesProblem"]
 
 #: Forcing shapes :meth:`NavierStokesProblem.forcing` knows (see ``forcing_kind``).
-FORCING_KINDS = ("fno", "kolmogorov")
+FORCING_KINDS = ("fno", "kolmogorov", "kolmogorov_xy")
 
 
 def _is_real(value: object) -> bool:
@@ -69,8 +69,12 @@ class NavierStokesProblem:
         waves across the box; it is the curl of the body force
         ``(-(A / kappa_f) sin(kappa_f y), 0)``, ``kappa_f = 2 pi k_f / L``, a shear flow
         whose laminar state is ``w = A cos(kappa_f y) / (nu kappa_f^2 + mu)``.
+        ``"kolmogorov_xy"``: ``f = A (cos(2 pi k_f x / L) + cos(2 pi k_f y / L))``, the same
+        forcing in both directions (the form of Guan et al. 2022 and of their solver py2d,
+        ``A = k_f`` there); both terms lie on the shell ``|kappa| = kappa_f``, so without beta
+        the laminar state is ``w = f / (nu kappa_f^2 + mu)``.
     forcing_wavenumber : int
-        ``k_f`` of the Kolmogorov forcing, ``>= 1`` (ignored for the FNO forcing).
+        ``k_f`` of the Kolmogorov forcings, ``>= 1`` (ignored for the FNO forcing).
     """
 
     viscosity: float = 1e-3
@@ -104,7 +108,7 @@ class NavierStokesProblem:
         k_f = self.forcing_wavenumber
         if isinstance(k_f, bool) or not isinstance(k_f, int | np.integer) or k_f < 1:
             raise ValueError(f"forcing_wavenumber must be an integer >= 1, got {k_f!r}")
-        if self.forcing_kind == "kolmogorov" and 3 * k_f >= self.resolution:
+        if self.forcing_kind in ("kolmogorov", "kolmogorov_xy") and 3 * k_f >= self.resolution:
             # on the grid, cos(2 pi k_f j / n) with k_f >= n / 3 is outside the advected modes
             # (or aliases onto a low one for k_f >= n / 2)
             raise ValueError(
@@ -165,8 +169,11 @@ class NavierStokesProblem:
         # Phases from the unit-box coordinate j / n, so L = 1 reproduces the FNO forcing bit
         # for bit and other L give the same grid values (the forcing scales with the box).
         s = np.arange(self.resolution, dtype=np.float64) / self.resolution
-        if self.forcing_kind == "kolmogorov":
-            column = np.cos(2.0 * np.pi * self.forcing_wavenumber * s)
-            return self.forcing_amplitude * np.broadcast_to(column[None, :], (s.size, s.size))
+        if self.forcing_kind in ("kolmogorov", "kolmogorov_xy"):
+            wave = np.cos(2.0 * np.pi * self.forcing_wavenumber * s)
+            shape = (s.size, s.size)
+            if self.forcing_kind == "kolmogorov":
+                return self.forcing_amplitude * np.broadcast_to(wave[None, :], shape)
+            return self.forcing_amplitude * (wave[:, None] + wave[None, :])
         phase = 2.0 * np.pi * (s[:, None] + s[None, :])
         return self.forcing_amplitude * (np.sin(phase) + np.cos(phase))
