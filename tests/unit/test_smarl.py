@@ -27,12 +27,8 @@ from pderepro.solvers.les import run_les
 from pderepro.solvers.les_closures import Smagorinsky
 from pderepro.solvers.navier_stokes_problem import NavierStokesProblem
 from pderepro.training.smarl import CURVE_COLUMNS, train_smarl
-from pderepro.training.smarl_env import (
-    REWARD_FLOOR,
-    AgentsVecEnv,
-    LesAgentsEnv,
-    blowup_penalty,
-)
+from pderepro.training.smarl_env import AgentsVecEnv, LesAgentsEnv
+from pderepro.training.smarl_episodes import REWARD_FLOOR, blowup_penalty
 
 L = 2.0 * math.pi
 N = 16

@@ -20,7 +20,8 @@ from torch import nn
 
 from pderepro.models.smarl import SmarlPolicy
 from pderepro.solvers.navier_stokes_problem import NavierStokesProblem
-from pderepro.training.smarl_env import AgentsVecEnv, LesAgentsEnv, Reward
+from pderepro.training.smarl_env import AgentsVecEnv, LesAgentsEnv
+from pderepro.training.smarl_episodes import Reward
 
 logger = logging.getLogger(__name__)
 
@@ -69,7 +70,7 @@ def train_smarl(
     One PPO rollout is ``n_actions`` steps of every LES (one episode when none blows up, so a
     rollout holds ``n_actions * batch * n_agents`` agent transitions), split into up to 8
     minibatches; the actor and critic are separate Tanh MLPs of widths ``hidden``. An LES that
-    blows up ends alone with :func:`~pderepro.training.smarl_env.blowup_penalty` of ``gamma``
+    blows up ends alone with :func:`~pderepro.training.smarl_episodes.blowup_penalty` of ``gamma``
     (terminal: no bootstrap) and restarts from a snapshot; the time limit is a truncation, from
     which sb3's GAE bootstraps with ``gamma V(final observation)`` (the ``TimeLimit.truncated``
     info of :class:`AgentsVecEnv`). Training runs on the CPU, seeded by ``seed`` (sb3, the

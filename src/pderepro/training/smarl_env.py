@@ -11,12 +11,14 @@ the DNS one; higher is better), clipped below at ``reward_floor``.
 Each LES has its own episode, as the sub-environments of a vector environment:
 
 - an LES that blows up ends alone, ``terminated`` (nothing to bootstrap), with the reward
-  :func:`blowup_penalty`, which is never better than surviving;
+  :func:`~pderepro.training.smarl_episodes.blowup_penalty`, which is never better than
+  surviving;
 - an LES that reaches ``episode_time`` is ``truncated`` (a time limit: the learner bootstraps
   from the value of its final observation);
 - an ended LES is restarted from a reference snapshot drawn from ``starts`` by
   ``reset(options={"reset_mask": ended})`` (gymnasium's partial-reset convention) while the
-  others go on, their trajectories unchanged.
+  others go on, their trajectories unchanged
+  (:class:`~pderepro.training.smarl_episodes.RestartableLesStepper`).
 
 :class:`AgentsVecEnv` shows every agent of every LES to stable-baselines3 as a sub-environment
 sharing its LES's reward and episode (cooperative agents, one shared policy), and restarts ended
@@ -28,7 +30,7 @@ PPO on it is :func:`pderepro.training.smarl.train_smarl`.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import gymnasium
@@ -45,52 +47,17 @@ from pderepro.models.smarl import (
     agent_observations,
     coefficient_field,
 )
-from pderepro.solvers.les import BLOWUP_FACTOR, LesStepper
+from pderepro.solvers.les import BLOWUP_FACTOR
 from pderepro.solvers.les_closures import Smagorinsky
 from pderepro.solvers.navier_stokes_problem import NavierStokesProblem
+from pderepro.training.smarl_episodes import (
+    REWARD_FLOOR,
+    RestartableLesStepper,
+    Reward,
+    blowup_penalty,
+)
 
-__all__ = ["REWARD_FLOOR", "AgentsVecEnv", "LesAgentsEnv", "Reward", "blowup_penalty"]
-
-#: Lowest per-step reward (the rewards are clipped to it). The spectrum reward, minus the mean
-#: over shells of ``|ln(E / E_ref)|``, is unbounded below (``-inf`` for an empty shell); -10
-#: means a spectrum off by a factor ``e^10 = 2.2e4`` on average, far below a sane LES's (quick:
-#: about -0.25), so the clip only bounds the penalty's derivation.
-REWARD_FLOOR = -10.0
-
-Reward = Callable[[np.ndarray], np.ndarray]
-
-
-def blowup_penalty(gamma: float, reward_floor: float = REWARD_FLOOR) -> float:
-    """Reward of the interval in which an LES blows up: never better than surviving.
-
-    A blown-up LES is terminated (value 0 afterwards). Had it survived the interval, it would
-    have got at least ``reward_floor`` now and, from then on, at least ``reward_floor`` per
-    interval discounted by ``gamma``. Within an episode of ``H`` actions that is at least
-    ``r_min (1 - gamma^k) / (1 - gamma) >= r_min / (1 - gamma)`` for the ``k <= H`` intervals
-    left (``r_min < 0``), and since a time limit is a truncation the learner adds
-    ``gamma^k V(s_H)``, itself at least ``gamma^k r_min / (1 - gamma)``: the worst value of
-    surviving is exactly ``r_min / (1 - gamma)`` whatever the step and ``H`` (the episode
-    length drops out because truncation bootstraps). The penalty is that bound plus one more
-    worst interval, ``r_min (2 - gamma) / (1 - gamma)``, so blowing up is worse than the worst
-    survival by at least ``|r_min|``.
-
-    Parameters
-    ----------
-    gamma : float
-        Discount per action interval, ``0 <= gamma < 1``.
-    reward_floor : float
-        Lowest per-interval reward ``r_min < 0`` (the environment clips rewards to it).
-
-    Returns
-    -------
-    float
-        The penalty (reward units); -210 at ``gamma = 0.95``, ``r_min = -10``.
-    """
-    if not 0.0 <= gamma < 1.0:
-        raise ValueError(f"gamma must lie in [0, 1), got {gamma}")
-    if not reward_floor < 0.0:
-        raise ValueError(f"reward_floor must be negative, got {reward_floor}")
-    return reward_floor / (1.0 - gamma) + reward_floor
+__all__ = ["AgentsVecEnv", "LesAgentsEnv"]
 
 
 def _whole_multiple(value: float, unit: float, what: str) -> int:
@@ -99,42 +66,6 @@ def _whole_multiple(value: float, unit: float, what: str) -> int:
     if count < 1 or abs(ratio - count) > 1e-9 * ratio:
         raise ValueError(f"{what} must be a positive whole multiple of {unit}, got {value}")
     return count
-
-
-class _RestartableLesStepper(LesStepper):
-    """:class:`LesStepper` whose batch members can restart one by one.
-
-    :meth:`restart` marks members whose state the caller has replaced; the next step starts them
-    as a fresh trajectory does (Euler start: the previous advection term taken equal to the
-    current one), leaving the AB2 history of the others as it is. It relies on the parent's
-    history layout (``_history = (k_new, k_old)`` while stepping); the environment's tests check
-    that a restarted member follows a fresh LES exactly.
-    """
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._restart: np.ndarray | None = None  # (batch,) bool, until the next step
-
-    def reset(self) -> None:
-        super().reset()
-        self._restart = None
-
-    def restart(self, mask: np.ndarray) -> None:
-        """Start the members ``mask`` (batch,) bool afresh at the next step."""
-        if self._history is None:
-            return  # not started: every member gets the Euler start anyway
-        self._restart = mask.copy() if self._restart is None else self._restart | mask
-
-    def _advection(
-        self, w_hat: torch.Tensor, k_new: torch.Tensor, *, forcing: bool = True
-    ) -> torch.Tensor:
-        super()._advection(w_hat, k_new, forcing=forcing)
-        if self._restart is not None and forcing and self._history is not None:
-            # called by step_ on the whole batch (LesStepper has one chunk): K^{n-1} <- K^n
-            index = torch.as_tensor(np.flatnonzero(self._restart))
-            self._history[1][index] = k_new[index]
-            self._restart = None
-        return k_new
 
 
 class LesAgentsEnv(gymnasium.Env):
@@ -148,8 +79,9 @@ class LesAgentsEnv(gymnasium.Env):
     gymnasium's checker warns about the non-scalar values). An episode starts an LES from a
     reference snapshot of ``starts`` drawn at random (with the environment's rng) and lasts
     ``episode_time``; the AB2 history is kept within it. An LES that blows up (non-finite, or
-    ``max |w| > blowup_threshold`` at the end of an interval) gets :func:`blowup_penalty` and is
-    ``terminated``; one that reaches ``episode_time`` is ``truncated``. An ended LES waits for
+    ``max |w| > blowup_threshold`` at the end of an interval) gets
+    :func:`~pderepro.training.smarl_episodes.blowup_penalty` and is ``terminated``; one that
+    reaches ``episode_time`` is ``truncated``. An ended LES waits for
     ``reset(options={"reset_mask": mask})``, which restarts the members ``mask`` from new
     snapshots (``reset()`` restarts all); ``step`` refuses to run before.
 
@@ -182,7 +114,7 @@ class LesAgentsEnv(gymnasium.Env):
     gamma : float
         The learner's discount per action interval, for :func:`blowup_penalty`.
     reward_floor : float
-        Lowest reward per interval (:data:`REWARD_FLOOR`).
+        Lowest reward per interval (:data:`~pderepro.training.smarl_episodes.REWARD_FLOOR`).
     seed : int, optional
         Seed of the rng that draws the starts (``reset(seed=...)`` reseeds it).
 
@@ -227,7 +159,7 @@ class LesAgentsEnv(gymnasium.Env):
         )
         self.action_space = spaces.Box(-1.0, 1.0, (batch, self.n_agents), dtype=np.float32)
         self.closure = Smagorinsky(coefficient=0.0)
-        self.stepper = _RestartableLesStepper(
+        self.stepper = RestartableLesStepper(
             problem, self.closure, device="cpu", dtype=torch.float64
         )
         self._np_random, _ = seeding.np_random(seed)
