@@ -13,32 +13,48 @@ internal grid finer than the saved 1024 cells where ``nu`` demands it. Why this 
 
 Resolution. A viscous front with jump ``du`` has the profile ``tanh(du (x - s) / (4 eps))``,
 width ``delta = 4 eps / du``, and Fourier coefficients decaying like ``exp(-pi k delta / 2)``.
-By the maximum principle ``|u| <= U = max |u0|`` (``U <= 2`` for the PDEBench initial
-conditions), so ``du <= 2 U`` and ``delta >= 2 eps / U``. The internal grid is the smallest
-``1024 * 2^p`` points with ``points_per_front`` (default 5) points per ``2 eps / U``; the
-coefficients at the 2/3 cutoff are then below ``exp(-pi^2 points_per_front / 3) ~ 7e-8``
-(measured worst case, ``2 sin(8 pi x)`` at ``nu = 1e-3``: 1.3e-8 relative at 16384 points).
-This gives 16384 points at ``nu = 1e-3``, 8192 at 2e-3, 4096 at 4e-3, 2048 at 0.01 and the
-saved 1024 for ``nu >= 0.02``. The grid is offset by half a saved cell, so every
+By the maximum principle ``|u| <= U = max |u0|`` (``U <= 4``, :data:`SPEED_BOUND
+<pderepro.solvers.pdebench_ic.SPEED_BOUND>`, for the PDEBench law), so ``du <= 2 U`` and
+``delta >= 2 eps / U``. The internal grid is the smallest ``1024 * 2^p`` points with
+``points_per_front`` (default 5) points per ``2 eps / U``; the coefficients at the 2/3 cutoff
+are then below ``exp(-pi^2 points_per_front / 3) ~ 7e-8`` (measured for ``2 sin(8 pi x)`` at
+``nu = 1e-3`` with 5 points per front for ``U = 2``: 1.3e-8 relative). This gives 32768
+points at ``nu = 1e-3``, 16384 at 2e-3, 8192 at 4e-3, 4096 at 0.01, 2048 at 0.02 and the
+saved 1024 for ``nu >= 0.04``. The grid is offset by half a saved cell, so every
 ``(internal / 1024)``-th point is a cell centre: the frames are point values at the cell
 centres, like the initial frame and the advection data, with no averaging or interpolation.
 
 Time step. The nonlinear term is explicit, so ``dt U k_max <= courant`` (``k_max = 2 pi N / 3``
 after dealiasing), rounded down to divide the frame interval 0.01. ``courant = 4`` is stable
-(8.6 is not) with a time error of 3e-7 in the worst case above at 16384 points, 1.3e-8 at
-``courant = 2``. Grid and step follow from ``nu`` and the bound ``U``, never from the data, so
-a sample's result does not depend on the batch it was solved in.
+(8.6 is not), also for ``max |u0| = 3.996`` (spectral tail below 1e-17). Its time error
+against ``courant = 1`` on the same grid, every frame to ``T = 2``, relative to ``max |u0|``,
+under the PDEBench law (6 draws, 3 forced ``|.|``, 3 forced windows, and two fields with
+``max |u0| = 3.996`` near the bound): at most 1.8e-6 at ``nu = 0.01`` (a bound-near field;
+the law's draws 7e-10), 1.4e-7 at 0.1, 1.6e-7 at 1 and 4.0e-7 at 4 (a windowed draw). At
+``nu >= 1`` that error sits in the first frame, where the window's edges decay: relative to
+``max |u|`` over ``t >= 0.01`` it is 7.6e-7 at ``nu = 1`` and 5.7e-6 at 4 (5.3e-6 the worst
+of 30 more forced windows). Measured by ``benchmarks/solver_time_errors.py``. Grid and step
+follow from ``nu`` and the bound ``U``, never from the data, so a sample's result does not
+depend on the batch it was solved in.
 
 Initial data. An initial condition with ``|.|`` has kinks: its samples on the internal grid
 alias an ``O(N^-2)`` error into the low modes, which viscosity does not remove (measured
-2.8e-5 relative at ``nu = 0.1``, 1024 points; 2.1e-5 at ``nu = 0.01``, 2048). The formula is
-therefore sampled 8 times finer and the solve starts from the internal grid's Fourier modes
-of those samples: 2.5e-7 and 1.2e-7. The window's 2e-9 periodic mismatch
-(:mod:`pderepro.solvers.pdebench_ic`) adds an error of that size.
+2.8e-5 relative at ``nu = 0.1``, 1024 points; 2.1e-5 at ``nu = 0.01``, 2048, under the
+earlier two-sine law). The formula is therefore sampled 8 times finer and the solve starts
+from the internal grid's Fourier modes of those samples: 2.5e-7 and 1.2e-7. The window's
+2e-9 periodic mismatch (:mod:`pderepro.solvers.pdebench_ic`) adds an error of that size. The
+law's wrap-around jump at ``x = 0`` (up to 0.05) is not resolved at ``t = 0`` and leaves a
+first-order error ``O(jump / N)`` that the spectral tail (below 1e-17) does not show. Against
+a 4 times finer grid, relative to ``max |u0|``: 1.4e-5 at ``nu = 0.1`` over 12 law draws (a
+jump of 0.023; 2.8e-7 for the same draws with wavelength 1), and for the draws with jumps
+0.014 and 0.023, 2.3e-5 at ``nu = 0.04`` and 4.2e-6 at ``nu = 1``; against a twice finer
+grid, 4.1e-6 at ``nu = 0.01`` (4096 points, jump 0.014). The error halves with the spacing,
+so a jump of 0.05 gives about 5e-5 at ``nu = 0.04`` by the same measure.
 
-Cost on one CPU core (float64, batches of 8-16; a lone sample is 2-5 times slower): about
-0.12 s per sample at ``nu >= 0.02`` (1024 points) and 32 s at ``nu = 1e-3`` (16384 points,
-34,400 steps) for 201 frames to ``T = 2``.
+Cost on one CPU core (float64, batch of 8, law draws, on a machine shared with other work):
+0.22 s per sample at ``nu = 0.1`` (1024 points, 4400 steps) and 2.5 s at ``nu = 0.01``
+(4096 points, 17,200 steps) for 201 frames to ``T = 2``; other ``nu`` scale with points
+times steps (:class:`PDEBenchBurgersProblem`), an estimated 3 minutes at ``nu = 1e-3``.
 """
 
 from __future__ import annotations
@@ -92,8 +108,9 @@ class BurgersFrames:
     spectral_tail : numpy.ndarray
         Per sample, the largest Fourier coefficient in the top fifth of the retained modes
         over frames ``k >= 1``, relative to the largest initial coefficient, shape ``(S,)``:
-        an a-posteriori resolution indicator, about the relative spatial error (1e-7 or less
-        at the default resolution).
+        an a-posteriori resolution indicator of the fronts, about their relative spatial
+        error (1e-7 or less at the default resolution). It does not see the ``O(jump / N)``
+        error of the law's wrap-around jump at ``x = 0`` (module docstring).
     """
 
     frames: np.ndarray
