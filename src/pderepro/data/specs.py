@@ -111,8 +111,10 @@ PDEBENCH_ADVECTION_S_PER_VALUE = 1e-7
 #: PDEBench Burgers: about 8e-8 s per sample, internal grid point and ETDRK4 step on one
 #: core: the generator's CPU time (one torch thread, float64, batches of 16 and 8) was
 #: 0.19 s per sample at nu = 1 (1024 points x 2200 steps, 8.6e-8) and 0.69 s at nu = 0.01
-#: (2048 x 4400, 7.7e-8), on a loaded 2-core machine; so about 45 s at nu = 1e-3
-#: (16384 x 34,400), where the solver's own note measured 32 s.
+#: (2048 x 4400, 7.7e-8), on a loaded 2-core machine, under the old two-sine law (speed bound
+#: 2). PDEBench's law (bound 4) doubles grid and steps below nu = 0.04: 2.5 s at nu = 0.01
+#: (4096 x 17,200, 3.5e-8; benchmarks/solver_time_errors.py), so the model is conservative
+#: there, and about 6 min at nu = 1e-3 (32768 x 137,400; not measured).
 PDEBENCH_BURGERS_S_PER_POINT_STEP = 8e-8
 #: PDEBench diffusion-reaction: about 2e-8 s per sample, cell and Strang step on one core
 #: (0.2 s per sample at 1024 cells x 10,000 steps, batches of 8).
