@@ -19,8 +19,8 @@ include: "workflow/rules/closures.smk"
 include: "workflow/rules/regimes.smk"
 include: "workflow/rules/cost.smk"
 include: "workflow/rules/parametric.smk"
-include: "workflow/rules/report.smk"
 include: "workflow/rules/claims.smk"
+include: "workflow/rules/report.smk"
 
 
 rule all:

@@ -1,6 +1,9 @@
 """One end-to-end run of the smoke preset in a temporary directory."""
 
+import html
+import json
 import math
+import re
 import shutil
 import subprocess
 from html.parser import HTMLParser
@@ -245,31 +248,61 @@ CHROMIUM = next(
 )
 
 
-@pytest.mark.skipif(CHROMIUM is None, reason="no Chromium installed (apt-get install chromium)")
-def test_results_page_shows_every_table_and_figure_in_a_browser(smoke_run):
-    """Headless Chromium renders the page: every study's tables and figures are in the DOM
-    it built, and a screenshot is kept under results/report/."""
-    page = smoke_run / "results/report/index.html"
-    browser = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars"]
+BROWSER = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars"]
+_PROBE = """<script>window.addEventListener("load", () => {
+  const probe = document.createElement("pre"); probe.id = "layout-probe";
+  probe.textContent = JSON.stringify({scroll: document.documentElement.scrollWidth,
+    client: document.documentElement.clientWidth});
+  document.body.appendChild(probe); });</script>"""
+
+
+def _layout(page, width, tmp_path):
+    """The page's scroll and client widths in a ``width`` px wide window (a copy of the
+    page with a script that writes them into the DOM Chromium dumps)."""
+    probe = tmp_path / "probe.html"
+    probe.write_text(page.read_text().replace("</body>", _PROBE + "</body>"))
     dom = subprocess.run(
-        [*browser, "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120
+        [*BROWSER, f"--window-size={width},900", "--virtual-time-budget=5000", "--dump-dom",
+         probe.as_uri()],
+        capture_output=True, text=True, timeout=120,
+    ).stdout  # fmt: skip
+    found = re.search(r'<pre id="layout-probe">(.*?)</pre>', dom)
+    assert found, dom[-2000:]
+    return json.loads(html.unescape(found.group(1)))
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="no Chromium installed (apt-get install chromium)")
+def test_results_page_shows_every_table_and_figure_in_a_browser(smoke_run, tmp_path):
+    """Headless Chromium renders the page: the claims come first and the solver
+    verification last, every study's claims, tables and figures are in the DOM it built,
+    the page needs no horizontal scroll in a 1400 px window, and a screenshot is kept
+    under results/report/."""
+    page = smoke_run / "results/report/index.html"
+    dom = subprocess.run(
+        [*BROWSER, "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120
     ).stdout
     parser = _Sections()
     parser.feed(dom)
-    expected = {  # tables and figures per study (and the solver verification)
-        "validation": (1, 0),
-        "fno_burgers": (2, 2),  # the resolution and cost tables
-        "fno_darcy": (2, 2),
-        "fno_navier_stokes": (3, 2),  # regimes, super-resolution, cost
-        "l96_closures": (2, 5),
+    expected = {  # tables (the study's claims table first) and figures per section
+        "claims": (1, 0),  # every claim of every study file, first on the page
+        "fno_burgers": (3, 2),  # claims, the resolution and cost tables
+        "fno_darcy": (3, 2),
+        "fno_navier_stokes": (4, 2),  # claims, regimes, super-resolution, cost
+        "l96_closures": (3, 5),
+        "validation": (1, 0),  # the solver verification, last
     }
     found = {k: (v["table"], v["img"]) for k, v in parser.sections.items()}
     assert found == expected
+    assert list(found) == list(expected)  # in this order
+    claims = pd.read_csv(smoke_run / "results/claims.csv", keep_default_na=False)
+    assert all(c in parser.sections["claims"]["text"] for c in claims["claim_id"])
     assert "heat equation (no learning)" in parser.sections["fno_burgers"]["text"]
     assert "Published: Li et al. 2021" in parser.sections["fno_navier_stokes"]["text"]
+    layout = _layout(page, 1400, tmp_path)
+    assert layout["scroll"] <= 1400, layout  # wide tables scroll in their own box
     shot = smoke_run / "results/report/screenshot.png"
     subprocess.run(
-        [*browser, "--window-size=1280,2400", f"--screenshot={shot}", page.as_uri()],
+        [*BROWSER, "--window-size=1400,2400", f"--screenshot={shot}", page.as_uri()],
         capture_output=True,
         timeout=120,
     )

@@ -6,7 +6,9 @@ rule claims:
     input:
         claims_inputs,
     output:
-        csv="results/claims.csv",
+        csv=report(
+            "results/claims.csv", caption="../report/claims.rst", category="Summary"
+        ),
         markdown="results/claims.md",
     log:
         "results/logs/claims.log",

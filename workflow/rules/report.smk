@@ -1,10 +1,12 @@
-# results/summary.md: every table of every study, with preset, commit, device, wall times;
-# results/report/index.html: every table and figure on one page, for snakemake --report.
+# results/summary.md: the claims, then every table of every study, with preset, commit,
+# device, wall times; results/report/index.html: the claims, then every table and figure
+# on one page, for snakemake --report. Both open with results/claims.csv (rule claims).
 
 
 rule summary:
     input:
         tables=summary_inputs,
+        claims=rules.claims.output.csv,
         benchmarks=benchmark_files,
     output:
         report(
@@ -25,6 +27,7 @@ rule summary:
 rule results_page:
     input:
         results_page_inputs,
+        claims=rules.claims.output.csv,
     output:
         report(RESULTS_PAGE, caption="../report/results_page.rst", category="Summary"),
     log:

@@ -8,6 +8,7 @@ run_summary(
     output=snakemake.output[0],
     preset=snakemake.params.preset,
     studies=snakemake.params.studies,
+    claims=snakemake.input.claims,
     validation=(snakemake.params.validation or [None])[0],
     benchmarks=list(snakemake.input.benchmarks),
 )

@@ -155,19 +155,32 @@ def run_summary(
     output: str,
     preset: str,
     studies: Mapping[str, dict],
+    claims: str,
     validation: str | None,
     benchmarks: Sequence[str],
 ) -> None:
-    """Write ``results/summary.md``."""
+    """Write ``results/summary.md``: the claims (``results/claims.csv``) first."""
     text = render_summary(
-        preset=preset, studies=studies, validation_table=validation, benchmark_files=benchmarks
+        preset=preset,
+        studies=studies,
+        claims_table=claims,
+        validation_table=validation,
+        benchmark_files=benchmarks,
     )
     atomic_write(output, lambda tmp: Path(tmp).write_text(text))
 
 
 def run_results_page(
-    *, output: str, preset: str, sections: Mapping[str, dict], validation: str | None
+    *,
+    output: str,
+    preset: str,
+    sections: Mapping[str, dict],
+    claims: str,
+    validation: str | None,
 ) -> None:
-    """Write ``results/report/index.html``: every table and figure on one page."""
-    text = render_results_page(preset=preset, sections=sections, validation_table=validation)
+    """Write ``results/report/index.html``: the claims (``results/claims.csv``), then every
+    table and figure, on one page."""
+    text = render_results_page(
+        preset=preset, sections=sections, claims_table=claims, validation_table=validation
+    )
     atomic_write(output, lambda tmp: Path(tmp).write_text(text))
