@@ -10,14 +10,16 @@ import yaml
 from pderepro.config import ConfigError
 from pderepro.evaluation.claims import (
     CLAIMS_COLUMNS,
+    claims_markdown,
+    evaluate_claim,
+    evaluate_claims,
+)
+from pderepro.evaluation.claims_checks import (
     INCONCLUSIVE,
     NOT_REPRODUCED,
     NOT_RUN,
     REPRODUCED,
     check_table,
-    claims_markdown,
-    evaluate_claim,
-    evaluate_claims,
     expected_text,
 )
 from pderepro.studies import repository_plan
@@ -179,6 +181,82 @@ def test_compare_higher_is_better_mean_and_target():
     assert check_table(tails, closer).verdict == NOT_REPRODUCED
 
 
+def _online(values):
+    """A closures' online table of points: ``{(closure, case): value}``."""
+    return pd.DataFrame([{"closure": c, "case": k, "error": v} for (c, k), v in values.items()])
+
+
+FLOORED = {
+    "kind": "compare", "table": "online", "for_each": "case", "column": "error",
+    "better": {"closure": "smarl"}, "than": {"closure": "smagorinsky"},
+    "noise_floor": {"closure": "truth"}, "lower_is_better": True,
+}  # fmt: skip
+
+
+def test_a_noise_floor_widens_points_per_group():
+    # kf4: 0.172 vs 0.194, each +- 0.142 (the quick LES run): far inside the noise;
+    # beta20: the same gap with a floor of 0.005 is outside it
+    table = _online({
+        ("smarl", "kf4"): 0.172, ("smagorinsky", "kf4"): 0.194, ("truth", "kf4"): 0.142,
+        ("smarl", "beta20"): 0.172, ("smagorinsky", "beta20"): 0.194, ("truth", "beta20"): 0.005,
+    })  # fmt: skip
+    as_points = {**FLOORED, "noise_floor": None}
+    assert check_table(table, as_points).verdict == REPRODUCED
+    outcome = check_table(table, FLOORED)
+    assert outcome.verdict == INCONCLUSIVE and outcome.reason == "case=kf4: inconclusive"
+    assert "case=kf4: smarl 0.172 ± floor 0.142 vs smagorinsky 0.194 ± floor 0.142" in (
+        outcome.measured
+    )
+    assert check_table(table, {**FLOORED, "rows": {"case": "beta20"}}).verdict == REPRODUCED
+    # a gap wider than twice the floor decides either way
+    table.loc[table["closure"] == "smagorinsky", "error"] = 0.631
+    assert check_table(table, FLOORED).verdict == REPRODUCED
+    table.loc[table["closure"] == "smarl", "error"] = 0.95
+    assert check_table(table, FLOORED).verdict == NOT_REPRODUCED
+    assert expected_text(FLOORED) == (
+        "error of closure=smarl < closure=smagorinsky, points ± noise floor of closure=truth, "
+        "each case"
+    )
+
+
+def test_the_noise_floor_row_is_never_compared_and_must_be_one():
+    # truth would beat smarl wholly; with all_other it is still left out
+    table = _online({("smarl", "kf4"): 0.3, ("none", "kf4"): 0.9, ("truth", "kf4"): 0.05})
+    check = {**FLOORED, "than": "all_other"}
+    outcome = check_table(table, check)
+    assert outcome.verdict == REPRODUCED and "truth" not in outcome.measured
+    assert check_table(table, {**check, "noise_floor": None}).verdict == NOT_REPRODUCED
+    outcome = check_table(table.iloc[:2], check)  # no floor row: not run, saying why
+    assert outcome.verdict == NOT_RUN and "no noise-floor row closure=truth" in outcome.reason
+    with pytest.raises(ValueError, match="2 noise-floor rows"):
+        check_table(pd.concat([table, table.iloc[2:]]), check)
+    # a threshold: the one remaining row, +- the floor
+    below = {
+        "kind": "threshold", "table": "online", "rows": {"closure": ["smarl", "truth"]},
+        "column": "error", "threshold": 0.4, "direction": "below",
+        "noise_floor": {"closure": "truth"},
+    }  # fmt: skip
+    assert check_table(table, below).verdict == REPRODUCED  # [0.25, 0.35] < 0.4
+    assert check_table(table, {**below, "threshold": 0.32}).verdict == INCONCLUSIVE
+
+
+def test_a_noise_floor_with_a_target_is_its_distance_to_the_target():
+    # the quick LES tails: truth 0.469 against 1 gives f = 0.531
+    tails = pd.DataFrame(
+        {"closure": ["smarl", "none", "truth"], "tail_ratio": [0.499, 1.614, 0.469]}
+    )
+    closer = {
+        "kind": "compare", "table": "online", "column": "tail_ratio", "target": 1.0,
+        "better": {"closure": "smarl"}, "than": {"closure": "none"}, "lower_is_better": True,
+        "noise_floor": {"closure": "truth"},
+    }  # fmt: skip
+    outcome = check_table(tails, closer)
+    assert outcome.verdict == INCONCLUSIVE
+    assert outcome.measured == "smarl 0.501 [0, 1.03] (± floor 0.531) vs none 0.614 ± floor 0.531"
+    tails.loc[2, "tail_ratio"] = 1.04  # f = 0.04: [0.461, 0.541] against [0.574, 0.654]
+    assert check_table(tails, closer).verdict == REPRODUCED
+
+
 RATIO = {
     "kind": "ratio",
     "table": "resolution",
@@ -278,6 +356,7 @@ def _with_claim(edit):
         (lambda c: c.update(presets=["fast"]), "claims.0.presets"),
         (lambda c: c["check"].update(spread="std"), "claims.0.check.spread"),
         (lambda c: c["check"].update(than_column="x"), "claims.0.check.than"),
+        (lambda c: c["check"].update(noise_floor={"model": "x"}), "claims.0.check.noise_floor"),
         (
             lambda c: c["check"].update(target=1.0, lower_is_better=False),
             "claims.0.check.lower_is_better",

@@ -35,7 +35,7 @@ FILES = sorted((ROOT / "config/studies").glob("*.yaml")) + sorted(
 SIGNED = {"forcing", "forcing_amplitude", "h", "low", "high", "threshold", "target"}
 #: Maps whose keys are free names: a new key there is a new entry, not an unknown key (a
 #: claim's row filters name table columns, checked when the claim is evaluated).
-FREE_NAMES = {"setups", "rows", "better", "than", "exclude"}
+FREE_NAMES = {"setups", "rows", "better", "than", "exclude", "noise_floor"}
 
 
 def _nodes(node: Any, path: tuple = ()):

@@ -47,7 +47,8 @@ def test_tables_hold_finite_numbers(smoke_run):
 
 def test_claims_list_every_claim_of_every_study_file(smoke_run):
     """results/claims.csv holds one row per claim of every study file, each with a verdict."""
-    from pderepro.evaluation.claims import CLAIMS_COLUMNS, NOT_RUN
+    from pderepro.evaluation.claims import CLAIMS_COLUMNS
+    from pderepro.evaluation.claims_checks import NOT_RUN
 
     claims = pd.read_csv(smoke_run / "results/claims.csv", keep_default_na=False)
     assert list(claims.columns) == CLAIMS_COLUMNS

@@ -26,7 +26,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from pderepro.evaluation.claims import CLAIMS_COLUMNS, NOT_RUN
+from pderepro.evaluation.claims import CLAIMS_COLUMNS
+from pderepro.evaluation.claims_checks import NOT_RUN
 
 log = logging.getLogger(__name__)
 

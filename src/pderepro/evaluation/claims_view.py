@@ -13,13 +13,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from pderepro.evaluation.claims import (
-    CLAIMS_COLUMNS,
-    INCONCLUSIVE,
-    NOT_REPRODUCED,
-    NOT_RUN,
-    REPRODUCED,
-)
+from pderepro.evaluation.claims import CLAIMS_COLUMNS
+from pderepro.evaluation.claims_checks import INCONCLUSIVE, NOT_REPRODUCED, NOT_RUN, REPRODUCED
 
 #: Verdicts in the order a reader counts them.
 VERDICTS = (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE, NOT_RUN)

@@ -3,7 +3,8 @@
 
 A claim names one of its study's tables (:meth:`~pderepro.studies.base.StudyKind.claim_tables`)
 and checks it declaratively (``schemas/claims.yaml``); :mod:`pderepro.evaluation.claims`
-evaluates the checks. Nothing here imports pandas: Snakemake imports it to build the DAG.
+evaluates the claims (:mod:`pderepro.evaluation.claims_checks`: the checks). Nothing here
+imports pandas: Snakemake imports it to build the DAG.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ def check_claims(
     ------
     ConfigError
         On a repeated id, an unknown table or preset, both an interval and a spread, a
-        comparison with both or neither of
+        noise floor beside an interval or spread, a comparison with both or neither of
         ``than`` and ``than_column``, a distance to a target that is not lower-is-better,
         or an interval given for several columns, naming the key.
     """
@@ -65,6 +66,12 @@ def check_claims(
                 raise ConfigError(
                     f"config key '{here}.check.{spread}': give {interval} or {spread}, not both"
                 )
+        widths = [k for k in ("interval", "spread", "than_interval", "than_spread") if k in check]
+        if "noise_floor" in check and widths:
+            raise ConfigError(
+                f"config key '{here}.check.noise_floor': a noise floor widens points; give it "
+                f"or {widths[0]}, not both"
+            )
         if check["kind"] == "compare" and ("than" in check) == ("than_column" in check):
             raise ConfigError(
                 f"config key '{here}.check.than': give than (other rows) or than_column (a "
