@@ -36,8 +36,8 @@ import numpy as np
 BANDS = {"low": (0, 4), "mid": (4, 12), "high": (12, None)}
 #: Where the nRMSE of every parametric table is defined, for the captions.
 NRMSE_SOURCE = (
-    "PDEBench's metrics module defines it (metric_func: sqrt(mean_x e^2) / sqrt(mean_x u^2) "
-    "per frame, averaged over test trajectories and predicted frames)"
+    "PDEBench's metrics module defines it in metric_func: sqrt(mean_x e^2) / sqrt(mean_x u^2) "
+    "per frame, averaged over test trajectories and predicted frames"
 )
 #: How the PDEBench-protocol table's other metrics are taken, for its captions.
 PDEBENCH_METRICS_NOTE = (
