@@ -156,13 +156,6 @@ def finite_errors(config: Mapping[str, Any]) -> list[str]:
     ]
 
 
-def check_finite(config: Mapping[str, Any]) -> None:
-    """Reject NaN and infinite numbers anywhere in ``config``, naming their keys."""
-    lines = finite_errors(config)
-    if lines:
-        raise ConfigError("invalid configuration:\n  " + "\n  ".join(lines))
-
-
 def _walk(node: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
     if isinstance(node, Mapping):
         for k, v in node.items():

@@ -24,6 +24,16 @@ from pderepro.evaluation.claims_checks import (
     expected_text,
 )
 
+#: Verdicts in the order a reader counts them.
+VERDICTS = (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE, NOT_RUN)
+#: The reason a claim of a study that is not enabled is ``not run``.
+NOT_ENABLED = "study not enabled"
+#: What the verdicts mean, printed under every claims table.
+VERDICT_NOTE = (
+    "reproduced: the measured interval lies wholly on the claimed side; not reproduced: "
+    "wholly on the other side; inconclusive: it straddles, or too few seeds; not run: the "
+    "preset, the study or the table leaves the claim out (the reason says which)."
+)
 #: Columns of ``results/claims.csv``.
 CLAIMS_COLUMNS = [
     "study",
@@ -69,7 +79,7 @@ def evaluate_claim(
         "expected": f"{check['table']}: {expected_text(check)}",
     }
     if not enabled:
-        outcome = Outcome(NOT_RUN, reason="study not enabled")
+        outcome = Outcome(NOT_RUN, reason=NOT_ENABLED)
     elif preset not in claim.get("presets", [preset]):
         outcome = Outcome(NOT_RUN, reason=f"meaningful at {', '.join(claim['presets'])} only")
     elif table is None:
@@ -117,19 +127,18 @@ def evaluate_claims(
     return pd.DataFrame(rows, columns=CLAIMS_COLUMNS)
 
 
+def verdict_counts(frame: pd.DataFrame) -> str:
+    """``"2 reproduced, 1 not run"`` (verdicts with no claim left out), or ``"no claims"``."""
+    counts = frame["verdict"].value_counts()
+    parts = [f"{counts[v]} {v}" for v in VERDICTS if counts.get(v, 0)]
+    return ", ".join(parts) or "no claims"
+
+
 def claims_markdown(frame: pd.DataFrame, *, preset: str) -> str:
     """``results/claims.md``: the verdicts first, then the claims table."""
-    counts = frame["verdict"].value_counts()
-    tally = ", ".join(
-        f"{counts[v]} {v}"
-        for v in (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE, NOT_RUN)
-        if counts.get(v, 0)
-    )
     shown = frame.drop(columns=["preset"]).fillna("")
     return (
-        f"# Paper claims at preset {preset}\n\n{len(frame)} claims: {tally or 'none'}.\n\n"
+        f"# Paper claims at preset {preset}\n\n{len(frame)} claims: {verdict_counts(frame)}.\n\n"
         + (shown.to_markdown(index=False) if len(frame) else "")
-        + "\n\nreproduced: the measured interval lies wholly on the claimed side; not "
-        "reproduced: wholly on the other side; inconclusive: it straddles, or too few seeds; "
-        "not run: the preset, the study or the table leaves the claim out (reason).\n"
+        + f"\n\n{VERDICT_NOTE}\n"
     )

@@ -26,16 +26,15 @@ from pathlib import Path
 
 import pandas as pd
 
-from pderepro.evaluation.claims import CLAIMS_COLUMNS
+from pderepro.evaluation.claims import CLAIMS_COLUMNS, NOT_ENABLED
 from pderepro.evaluation.claims_checks import NOT_RUN
+from pderepro.evaluation.claims_view import read_claims
 
 log = logging.getLogger(__name__)
 
 #: Columns of ``docs/claims_snapshot.csv``: the claims' columns and the run's provenance.
 SNAPSHOT_COLUMNS = [*CLAIMS_COLUMNS, "run_date", "git_commit"]
 BEGIN, END = "<!-- claims:begin -->", "<!-- claims:end -->"
-#: The reason :func:`~pderepro.evaluation.claims.evaluate_claim` gives a disabled study.
-NOT_ENABLED = "study not enabled"
 COMMAND = "python -m pderepro.evaluation.claims_snapshot"
 
 
@@ -167,7 +166,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     runs = []
     for path in args.claims:
-        claims = pd.read_csv(path, dtype=str, keep_default_na=False)
+        claims = read_claims(path)
         runs.append((claims, run_provenance(path.parent / "summary.md")))
         log.info("%s: %s", path, runs[-1][1])
     snapshot = merge_runs(runs)

@@ -20,13 +20,8 @@ from pathlib import Path
 import pandas as pd
 
 from pderepro.data.provenance import git_commit
-from pderepro.evaluation.claims_view import (
-    VERDICT_NOTE,
-    claims_for_people,
-    of_study,
-    read_claims,
-    verdict_counts,
-)
+from pderepro.evaluation.claims import VERDICT_NOTE, verdict_counts
+from pderepro.evaluation.claims_view import claims_for_people, of_study, read_claims
 
 _STYLE = """
 body { font-family: sans-serif; margin: 2em auto; padding: 0 1em; max-width: 1280px;

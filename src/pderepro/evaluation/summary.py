@@ -11,13 +11,8 @@ from pathlib import Path
 import pandas as pd
 
 from pderepro.data.provenance import git_commit
-from pderepro.evaluation.claims_view import (
-    VERDICT_NOTE,
-    claims_for_people,
-    of_study,
-    read_claims,
-    verdict_counts,
-)
+from pderepro.evaluation.claims import VERDICT_NOTE, verdict_counts
+from pderepro.evaluation.claims_view import claims_for_people, of_study, read_claims
 
 
 def stage_times(benchmark_files: Sequence[str | Path]) -> pd.DataFrame:

@@ -65,6 +65,12 @@ def _check(pred: np.ndarray, true: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return pred, true
 
 
+def _mean_frame_rms(error: np.ndarray) -> np.ndarray:
+    """``sqrt(mean_x error^2)`` per frame, averaged over frames: ``(sample, time, x)`` to
+    ``(sample,)``."""
+    return np.sqrt(np.mean(error**2, axis=2)).mean(axis=1)
+
+
 def nrmse_per_step(pred: np.ndarray, true: np.ndarray) -> np.ndarray:
     """PDEBench's normalised RMSE of each sample at each predicted frame.
 
@@ -117,7 +123,7 @@ def rmse(pred: np.ndarray, true: np.ndarray) -> np.ndarray:
         ``(sample,)`` in the units of the field.
     """
     pred, true = _check(pred, true)
-    return np.sqrt(np.mean((pred - true) ** 2, axis=2)).mean(axis=1)
+    return _mean_frame_rms(pred - true)
 
 
 def boundary_rmse(pred: np.ndarray, true: np.ndarray) -> np.ndarray:
@@ -129,8 +135,7 @@ def boundary_rmse(pred: np.ndarray, true: np.ndarray) -> np.ndarray:
         ``(sample,)`` in the units of the field.
     """
     pred, true = _check(pred, true)
-    ends = (pred - true)[..., [0, -1]]  # (sample, time, 2)
-    return np.sqrt(np.mean(ends**2, axis=2)).mean(axis=1)
+    return _mean_frame_rms((pred - true)[..., [0, -1]])  # the two end cells
 
 
 def split_metrics(pred: np.ndarray, true: np.ndarray) -> dict[str, float]:
