@@ -298,3 +298,27 @@ def test_solver_matches_the_independent_advective_rk4_and_sees_the_advection_sig
     )  # fmt: skip
     ours = solve_navier_stokes(w0, dataclasses.replace(base, time_step=0.005), device="cpu")
     assert np.abs(ours[:, -1].numpy() - reversed_).max() / np.abs(reversed_).max() > 1e-2
+
+
+def test_restart_starts_chosen_members_afresh_and_leaves_the_others_alone():
+    problem = _problem(viscosity=1e-3, forcing_amplitude=0.1)
+    w = torch.fft.rfft2(sample_vorticity_grf(3, 32, seed=3, device=CPU))  # (3, n, n // 2 + 1)
+    fresh = torch.fft.rfft2(sample_vorticity_grf(1, 32, seed=4, device=CPU))
+    batch, untouched = (
+        NavierStokesStepper(problem, device=CPU),
+        NavierStokesStepper(problem, device=CPU),
+    )
+    a, b = w.clone(), w.clone()
+    for _ in range(3):
+        batch.step_(a)
+        untouched.step_(b)
+    a[1] = fresh[0]  # member 1 restarts from a new state, the others go on
+    batch.restart(np.array([False, True, False]))
+    alone = NavierStokesStepper(problem, device=CPU)
+    c = fresh.clone()
+    for _ in range(4):
+        batch.step_(a)
+        untouched.step_(b)
+        alone.step_(c)
+    torch.testing.assert_close(a[[0, 2]], b[[0, 2]], rtol=0, atol=0)  # AB2 history kept
+    torch.testing.assert_close(a[1], c[0], rtol=1e-12, atol=1e-12)  # Euler start, as a new run

@@ -162,11 +162,22 @@ class NavierStokesStepper:
         self._work: dict[tuple[int, ...], dict[str, torch.Tensor]] = {}
         self._history: tuple[torch.Tensor, torch.Tensor] | None = None
         self._started = False
+        self._restart: torch.Tensor | None = None  # (batch,) bool, until the next step
 
     def reset(self) -> None:
         """Forget the previous advection term; the next step starts a new trajectory."""
         self._started = False
         self._history = None
+        self._restart = None
+
+    def restart(self, mask: np.ndarray | torch.Tensor) -> None:
+        """Start the batch members ``mask`` (batch,) bool afresh at the next step (Euler
+        start), after the caller has replaced their states; the others keep their AB2
+        history. Before the first step every member starts afresh anyway."""
+        if not self._started:
+            return
+        mask = torch.as_tensor(mask, dtype=torch.bool, device=self.device)
+        self._restart = mask if self._restart is None else self._restart | mask
 
     def _workspace(self, shape: torch.Size) -> dict[str, torch.Tensor]:
         # Buffers reused across steps: fresh MB-sized tensors each step cost page faults.
@@ -245,6 +256,9 @@ class NavierStokesStepper:
             self._advection(w, k_new)
             if not self._started:
                 k_old.copy_(k_new)  # Euler start: N^{-1} = N^0
+            elif self._restart is not None:
+                fresh = self._restart[s:e]
+                k_old[fresh] = k_new[fresh]  # Euler start of the restarted members only
             # w <- decay * w + K^n - K^{n-1} / 3 (which includes b f); K = 0 for k_y >= kc
             torch.add(k_new, k_old, alpha=-1.0 / 3.0, out=k_old)
             low = w[..., : self.kc]
@@ -252,6 +266,7 @@ class NavierStokesStepper:
             if self._linear_hi:
                 w[..., self.kc :].mul_(self._decay_hi)
         self._started = True
+        self._restart = None
         self._history = (k_old_all, k_new_all)
         return w_hat
 

@@ -17,8 +17,8 @@ Each LES has its own episode, as the sub-environments of a vector environment:
   from the value of its final observation);
 - an ended LES is restarted from a reference snapshot drawn from ``starts`` by
   ``reset(options={"reset_mask": ended})`` (gymnasium's partial-reset convention) while the
-  others go on, their trajectories unchanged
-  (:class:`~pderepro.training.smarl_episodes.RestartableLesStepper`).
+  others go on, their trajectories unchanged (the stepper's per-member restart,
+  :meth:`~pderepro.solvers.navier_stokes.NavierStokesStepper.restart`).
 
 :class:`AgentsVecEnv` shows every agent of every LES to stable-baselines3 as a sub-environment
 sharing its LES's reward and episode (cooperative agents, one shared policy), and restarts ended
@@ -47,15 +47,10 @@ from pderepro.models.smarl import (
     agent_observations,
     coefficient_field,
 )
-from pderepro.solvers.les import BLOWUP_FACTOR
+from pderepro.solvers.les import BLOWUP_FACTOR, LesStepper
 from pderepro.solvers.les_closures import Smagorinsky
 from pderepro.solvers.navier_stokes_problem import NavierStokesProblem
-from pderepro.training.smarl_episodes import (
-    REWARD_FLOOR,
-    RestartableLesStepper,
-    Reward,
-    blowup_penalty,
-)
+from pderepro.training.smarl_episodes import REWARD_FLOOR, Reward, blowup_penalty
 
 __all__ = ["AgentsVecEnv", "LesAgentsEnv"]
 
@@ -159,9 +154,7 @@ class LesAgentsEnv(gymnasium.Env):
         )
         self.action_space = spaces.Box(-1.0, 1.0, (batch, self.n_agents), dtype=np.float32)
         self.closure = Smagorinsky(coefficient=0.0)
-        self.stepper = RestartableLesStepper(
-            problem, self.closure, device="cpu", dtype=torch.float64
-        )
+        self.stepper = LesStepper(problem, self.closure, device="cpu", dtype=torch.float64)
         self._np_random, _ = seeding.np_random(seed)
         self._w_hat: torch.Tensor | None = None  # (batch, n, n // 2 + 1) after a reset
         self._t = np.zeros(batch, dtype=np.int64)  # actions into each LES's episode

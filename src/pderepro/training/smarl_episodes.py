@@ -1,23 +1,19 @@
-"""How an LES's episode in the SMARL environment ends and restarts
-(:mod:`pderepro.training.smarl_env`).
+"""How an LES's episode in the SMARL environment ends (:mod:`pderepro.training.smarl_env`).
 
 An LES that blows up is terminated with :func:`blowup_penalty`, derived from the learner's
 discount and the reward floor :data:`REWARD_FLOOR` (the environment clips rewards to it) so that
-blowing up is never better than surviving; :class:`RestartableLesStepper` lets the environment
-restart ended LES of a batch one by one while the others keep their AB2 history.
+blowing up is never better than surviving. (Restarting ended LES one by one while the others
+keep their AB2 history is the stepper's own
+:meth:`~pderepro.solvers.navier_stokes.NavierStokesStepper.restart`.)
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
-import torch
 
-from pderepro.solvers.les import LesStepper
-
-__all__ = ["REWARD_FLOOR", "Reward", "RestartableLesStepper", "blowup_penalty"]
+__all__ = ["REWARD_FLOOR", "Reward", "blowup_penalty"]
 
 #: Lowest per-step reward (the rewards are clipped to it). The spectrum reward, minus the mean
 #: over shells of ``|ln(E / E_ref)|``, is unbounded below (``-inf`` for an empty shell); -10
@@ -60,39 +56,3 @@ def blowup_penalty(gamma: float, reward_floor: float = REWARD_FLOOR) -> float:
     if not reward_floor < 0.0:
         raise ValueError(f"reward_floor must be negative, got {reward_floor}")
     return reward_floor / (1.0 - gamma) + reward_floor
-
-
-class RestartableLesStepper(LesStepper):
-    """:class:`LesStepper` whose batch members can restart one by one.
-
-    :meth:`restart` marks members whose state the caller has replaced; the next step starts them
-    as a fresh trajectory does (Euler start: the previous advection term taken equal to the
-    current one), leaving the AB2 history of the others as it is. It relies on the parent's
-    history layout (``_history = (k_new, k_old)`` while stepping); the environment's tests check
-    that a restarted member follows a fresh LES exactly.
-    """
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._restart: np.ndarray | None = None  # (batch,) bool, until the next step
-
-    def reset(self) -> None:
-        super().reset()
-        self._restart = None
-
-    def restart(self, mask: np.ndarray) -> None:
-        """Start the members ``mask`` (batch,) bool afresh at the next step."""
-        if self._history is None:
-            return  # not started: every member gets the Euler start anyway
-        self._restart = mask.copy() if self._restart is None else self._restart | mask
-
-    def _advection(
-        self, w_hat: torch.Tensor, k_new: torch.Tensor, *, forcing: bool = True
-    ) -> torch.Tensor:
-        super()._advection(w_hat, k_new, forcing=forcing)
-        if self._restart is not None and forcing and self._history is not None:
-            # called by step_ on the whole batch (LesStepper has one chunk): K^{n-1} <- K^n
-            index = torch.as_tensor(np.flatnonzero(self._restart))
-            self._history[1][index] = k_new[index]
-            self._restart = None
-        return k_new
