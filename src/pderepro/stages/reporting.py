@@ -19,6 +19,7 @@ from pderepro.evaluation.tables import (
     resolution_table,
     write_table,
 )
+from pderepro.solvers.allen_cahn_verification import allen_cahn_verification
 from pderepro.solvers.darcy_verification import darcy_convergence
 from pderepro.solvers.diffusion_reaction_verification import diffusion_reaction_verification
 from pderepro.solvers.lorenz96_verification import lorenz96_convergence
@@ -144,6 +145,7 @@ def run_validate_solvers(*, csv: str, figures: Sequence[str]) -> None:
         initial_law_verification,
         pdebench_verification,
         diffusion_reaction_verification,
+        allen_cahn_verification,
     ]
     table = pd.concat([study() for study in studies], ignore_index=True)
     atomic_write(csv, lambda tmp: table.to_csv(tmp, index=False, float_format="%.6g"))
