@@ -27,6 +27,7 @@ import math
 import numpy as np
 
 from pderepro.solvers.errors import SolverDivergedError
+from pderepro.solvers.etdrk4 import etdrk4_coefficients
 
 #: The study's instance (REFERENCES §6.1): diffusivity (length^2 / time), reaction rate
 #: (1 / time), periodic domain [lo, hi) (length units), final time (time units).
@@ -97,55 +98,6 @@ def angular_wavenumbers(n: int, length: float) -> np.ndarray:
     return 2.0 * np.pi * np.arange(n // 2 + 1, dtype=np.float64) / length
 
 
-def etdrk4_coefficients(
-    linear: np.ndarray, time_step: float, *, contour_points: int = 32
-) -> dict[str, np.ndarray]:
-    """Cox-Matthews ETDRK4 coefficients of a real diagonal linear part, by contour integrals.
-
-    With ``z = h L`` the coefficients are ``E = e^z``, ``E2 = e^{z/2}``,
-    ``Q = h (e^{z/2} - 1) / z`` and
-    ``f1 = h (-4 - z + e^z (4 - 3 z + z^2)) / z^3``,
-    ``f2 = h (2 + z + e^z (z - 2)) / z^3``,
-    ``f3 = h (-4 - 3 z - z^2 + e^z (4 - z)) / z^3``. Evaluated directly these cancel
-    catastrophically as ``z -> 0``; each is analytic, so (Kassam & Trefethen 2005) its value
-    is its mean over a circle of radius 1 around ``z``. For real ``z`` the values on the
-    lower half of the circle are the conjugates of those on the upper half, so the mean is the
-    real part of the mean over ``contour_points`` points of the upper half.
-
-    Parameters
-    ----------
-    linear : numpy.ndarray
-        Diagonal of ``L`` (1 / time), real, any shape.
-    time_step : float
-        Step ``h`` (time units).
-    contour_points : int
-        Points on the upper half circle.
-
-    Returns
-    -------
-    dict of str to numpy.ndarray
-        ``E``, ``E2`` (dimensionless) and ``Q``, ``f1``, ``f2``, ``f3`` (time units), each with
-        the shape of ``linear``, float64.
-    """
-    h = float(time_step)
-    z = h * np.asarray(linear, dtype=np.float64)
-    theta = np.pi * (np.arange(contour_points) + 0.5) / contour_points  # (M,) in (0, pi)
-    w = z[..., None] + np.exp(1j * theta)  # (..., M) points on the circle around each z
-    ew, w3 = np.exp(w), w**3
-
-    def mean(values: np.ndarray) -> np.ndarray:
-        return h * values.mean(axis=-1).real
-
-    return {
-        "E": np.exp(z),
-        "E2": np.exp(z / 2),
-        "Q": mean((np.exp(w / 2) - 1.0) / w),
-        "f1": mean((-4.0 - w + ew * (4.0 - 3.0 * w + w**2)) / w3),
-        "f2": mean((2.0 + w + ew * (w - 2.0)) / w3),
-        "f3": mean((-4.0 - 3.0 * w - w**2 + ew * (4.0 - w)) / w3),
-    }
-
-
 def reaction_flow(u: np.ndarray, reaction: float, t: float) -> np.ndarray:
     """Exact solution of ``u' = r (u - u^3)`` after time ``t``, pointwise.
 
@@ -206,7 +158,7 @@ def allen_cahn_frames(
     reaction: float = REACTION,
     steps_per_unit: int = STEPS_PER_UNIT,
     *,
-    contour_points: int = 32,
+    contour_points: int = 64,
 ) -> np.ndarray:
     """Frames of ``u_t = d u_xx + r (u - u^3)`` on a periodic interval, ETDRK4 in time.
 

@@ -20,6 +20,7 @@ from scipy.special import ive
 from tqdm import tqdm
 
 from pderepro.solvers.errors import SolverDivergedError
+from pderepro.solvers.etdrk4 import etdrk4_coefficients
 
 logger = logging.getLogger(__name__)
 
@@ -100,43 +101,6 @@ def angular_wavenumbers(resolution: int) -> np.ndarray:
         Shape ``(resolution // 2 + 1,)``, units of 1/length.
     """
     return 2.0 * np.pi * np.arange(resolution // 2 + 1, dtype=np.float64)
-
-
-def etdrk4_coefficients(
-    linear: np.ndarray, time_step: float, *, contour_points: int = 64
-) -> dict[str, np.ndarray]:
-    """ETDRK4 coefficients for a real diagonal linear operator (Kassam & Trefethen 2005).
-
-    The phi-functions are averaged over ``contour_points`` points on a unit circle around each
-    ``z = h L``; this is exact for analytic integrands and avoids the cancellation of the
-    closed forms near ``z = 0``.
-
-    Parameters
-    ----------
-    linear : numpy.ndarray
-        Diagonal of ``L`` (1/time), real.
-    time_step : float
-        Step ``h`` (time units).
-    contour_points : int
-        Number of contour points ``M``.
-
-    Returns
-    -------
-    dict of str to numpy.ndarray
-        ``E = exp(hL)``, ``E2 = exp(hL/2)``, ``Q``, ``f1``, ``f2``, ``f3`` (the last four carry a
-        factor ``h``, units of time), each with the shape of ``linear``.
-    """
-    h = float(time_step)
-    z = h * np.asarray(linear, dtype=np.float64)
-    roots = np.exp(2j * np.pi * (np.arange(1, contour_points + 1) - 0.5) / contour_points)
-    lr = z[..., None] + roots
-    ez = np.exp(lr)
-    lr3 = lr**3
-    q = h * np.mean((np.exp(lr / 2) - 1.0) / lr, axis=-1).real
-    f1 = h * np.mean((-4.0 - lr + ez * (4.0 - 3.0 * lr + lr**2)) / lr3, axis=-1).real
-    f2 = h * np.mean((2.0 + lr + ez * (-2.0 + lr)) / lr3, axis=-1).real
-    f3 = h * np.mean((-4.0 - 3.0 * lr - lr**2 + ez * (4.0 - lr)) / lr3, axis=-1).real
-    return {"E": np.exp(z), "E2": np.exp(z / 2), "Q": q, "f1": f1, "f2": f2, "f3": f3}
 
 
 class BurgersETDRK4:
