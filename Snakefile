@@ -19,6 +19,7 @@ include: "workflow/rules/closures.smk"
 include: "workflow/rules/regimes.smk"
 include: "workflow/rules/cost.smk"
 include: "workflow/rules/parametric.smk"
+include: "workflow/rules/physics_informed.smk"
 include: "workflow/rules/claims.smk"
 include: "workflow/rules/report.smk"
 

@@ -11,6 +11,7 @@ from pderepro.studies import (
     make_plan,
     parametric,
     parametric_inputs,
+    physics_informed,
     regimes,
     resolution,
     resolve_config,

@@ -31,6 +31,7 @@ BENCHMARKS = {
     "fit_closure": "results/benchmarks/fit_closure/{study}/{closure}.tsv",
     "evaluate_online": "results/benchmarks/evaluate_online/{study}/{closure}.tsv",
     "train_parametric": "results/benchmarks/train_parametric/{study}/{pde}/{run}/seed{seed}.tsv",
+    "train_pinn": "results/benchmarks/train_pinn/{study}/{problem}/{method}/seed{seed}.tsv",
 }
 #: Training keys a preset may set: the optimiser's budget. A run of a few hundred steps
 #: needs smaller batches, a larger rate and a decay over the whole run; the study's (the

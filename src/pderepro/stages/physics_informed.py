@@ -1,0 +1,198 @@
+"""Stages of a physics-informed study: the reference solution of each problem, one
+training run per (problem, method, seed), the table and the figures.
+
+Runs are deterministic on the CPU: one thread, torch's global seed set before the
+network is built, and every draw of points through the run's own generator.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import torch
+import xarray as xr
+
+from pderepro.data.io import atomic_write, open_netcdf, write_netcdf
+from pderepro.data.provenance import provenance_attrs
+from pderepro.evaluation.pinn_tables import PINN_RUN_COLUMNS, errors_table, write_errors_table
+from pderepro.models.pinn_mlp import CoordinateMLP
+from pderepro.plotting.pinn import plot_pinn_figures
+from pderepro.runtime import set_threads
+from pderepro.training.checkpoint import save_checkpoint
+from pderepro.training.pinn.loop import Budget, LossSetup, Reference, train_pinn
+from pderepro.training.pinn.problems import build_problem
+from pderepro.training.pinn.samplers import build_sampler, build_weighting
+
+log = logging.getLogger(__name__)
+
+
+def reference_grid(problem, nx: int, nt: int) -> tuple[np.ndarray, np.ndarray]:
+    """``x (nx,)`` (the right end excluded on a periodic domain) and ``t (nt,)``."""
+    lo, hi = problem.domain.x
+    x = lo + (hi - lo) * np.arange(nx) / nx if problem.domain.periodic else np.linspace(lo, hi, nx)
+    return x, np.linspace(*problem.domain.t, nt)
+
+
+def run_pinn_reference(
+    *, output: str, problem: str, parameters: Mapping[str, float], grid: Mapping[str, int]
+) -> None:
+    """Write a problem's reference solution ``u(t, x)`` on its grid (NetCDF, CF)."""
+    pde = build_problem(problem, dict(parameters))
+    x, t = reference_grid(pde, grid["nx"], grid["nt"])
+    u = pde.reference(x, t)  # (nt, nx)
+    if not np.all(np.isfinite(u)):
+        raise FloatingPointError(f"the reference of {problem} {dict(parameters)} is not finite")
+    ds = xr.Dataset(
+        {"u": (("t", "x"), u, {"long_name": "reference solution u(x, t)", "units": "1"})},
+        coords={
+            "x": ("x", x, {"long_name": "position", "units": "1"}),
+            "t": ("t", t, {"long_name": "time", "units": "1"}),
+        },
+        attrs={
+            **provenance_attrs(
+                title=f"reference solution of {problem}",
+                rule="pinn_reference",
+                params={"problem": problem, "parameters": dict(parameters), "grid": dict(grid)},
+            ),
+            "reference_method": pde.reference_method,
+        },
+    )
+    write_netcdf(ds, output)
+    log.info("%s reference (%s): %d x %d", problem, pde.reference_method, len(t), len(x))
+
+
+def run_train_pinn(
+    *,
+    reference: str,
+    outputs: Mapping[str, str],
+    problem_key: str,
+    method_key: str,
+    seed: int,
+    settings: Mapping[str, Any],
+) -> None:
+    """Train one run and write its checkpoint, history, metrics row and fields.
+
+    ``settings`` is :func:`pderepro.studies.physics_informed.run_settings`'s: the problem's
+    spec, the method's, the snapshot fractions and the logging interval.
+    """
+    set_threads(1)
+    torch.manual_seed(seed)
+    spec, method = settings["problem"], settings["method"]
+    problem = build_problem(spec["problem"], dict(spec["parameters"]))
+    ds = open_netcdf(reference, required=("u",))
+    ref = Reference(x=ds["x"].values, t=ds["t"].values, u=ds["u"].values.astype(np.float64))
+    generator = torch.Generator().manual_seed(seed)
+    model = CoordinateMLP([problem.domain.x, problem.domain.t], seed=seed, **spec["network"])
+    losses = dict(spec["losses"])
+    sampler = build_sampler(
+        method["sampler"], problem.domain, losses.pop("n_collocation"), generator,
+        seed=seed, options=method["sampler_options"],
+    )  # fmt: skip
+    weighting = build_weighting(method["weighting"], problem.domain, method["weighting_options"])
+    training = spec["training"]
+    budget = Budget(
+        iterations=training["iterations"], learning_rate=training["learning_rate"],
+        decay_every=training["decay_every"], decay_factor=training["decay_factor"],
+        lbfgs_iterations=training["lbfgs_iterations"], log_every=settings["log_every"],
+    )  # fmt: skip
+    snapshots = sorted({round(f * budget.iterations) for f in settings["snapshots"]})
+    run = train_pinn(
+        problem, model, sampler, weighting, budget=budget, setup=LossSetup(**losses),
+        seed=seed, reference=ref, snapshot_iterations=snapshots if seed == 0 else (),
+    )  # fmt: skip
+    history = pd.DataFrame(run.history)
+    atomic_write(outputs["history"], lambda tmp: history.to_csv(tmp, index=False))
+    final = run.history[-1]
+    error = float(np.linalg.norm(run.prediction - ref.u) / np.linalg.norm(ref.u))
+    row = {
+        "problem": problem_key, "method": method_key, "seed": seed, "rel_l2": error,
+        "validation_residual": final["validation_residual"], "loss": final["loss"],
+        "adam_iterations": budget.iterations, "lbfgs_iterations": budget.lbfgs_iterations,
+        "s_per_iteration": run.adam_s_per_iteration, "train_s": run.train_s,
+        "n_points": final.get("n_points", math.nan),
+    }  # fmt: skip
+    metrics = pd.DataFrame([row], columns=PINN_RUN_COLUMNS)
+    atomic_write(outputs["metrics"], lambda tmp: metrics.to_csv(tmp, index=False))
+    _write_fields(outputs["fields"], run, ref, problem_key, method_key, seed)
+    save_checkpoint(
+        outputs["checkpoint"],
+        metadata={
+            "architecture": "coordinate_mlp",
+            "hparams": model.hparams(),
+            "problem": spec["problem"],
+            "parameters": dict(spec["parameters"]),
+            "method": dict(method),
+            "seed": seed,
+            "rel_l2": error,
+        },  # fmt: skip
+        model=model.state_dict(),
+    )
+    log.info("%s / %s seed %d: relative L2 %.4g after %d Adam + %d L-BFGS iterations "
+             "(%.2f ms per Adam iteration)", problem_key, method_key, seed, error,
+             budget.iterations, budget.lbfgs_iterations,
+             1e3 * run.adam_s_per_iteration)  # fmt: skip
+
+
+def _write_fields(path: str, run, ref: Reference, problem: str, method: str, seed: int) -> None:
+    """The prediction on the reference grid and the snapshots (residual fields and
+    collocation points, NaN-padded to the largest set)."""
+    data: dict[str, Any] = {
+        "u_pred": (("t", "x"), run.prediction, {"long_name": "predicted u", "units": "1"}),
+    }
+    coords: dict[str, Any] = {
+        "x": ("x", ref.x, {"long_name": "position", "units": "1"}),
+        "t": ("t", ref.t, {"long_name": "time", "units": "1"}),
+    }
+    if run.snapshots:
+        n_max = max(s.points.shape[0] for s in run.snapshots)
+        points = np.full((len(run.snapshots), n_max, 2), np.nan)
+        for i, snap in enumerate(run.snapshots):
+            points[i, : snap.points.shape[0]] = snap.points
+        nt, nx = run.snapshots[0].residual.shape
+        data["residual"] = (
+            ("iteration", "t_grid", "x_grid"), np.stack([s.residual for s in run.snapshots]),
+            {"long_name": "absolute PDE residual on the snapshot grid", "units": "1"},
+        )  # fmt: skip
+        data["points_x"] = (("iteration", "point"), points[..., 0], {"units": "1"})
+        data["points_t"] = (("iteration", "point"), points[..., 1], {"units": "1"})
+        coords["iteration"] = ("iteration", [s.iteration for s in run.snapshots])
+        lo_x, hi_x = float(ref.x[0]), float(ref.x[-1])
+        coords["x_grid"] = ("x_grid", np.linspace(lo_x, hi_x, nx), {"units": "1"})
+        coords["t_grid"] = ("t_grid", np.linspace(ref.t[0], ref.t[-1], nt), {"units": "1"})
+    ds = xr.Dataset(data, coords=coords, attrs=provenance_attrs(
+        title=f"physics-informed run {problem} / {method}", rule="train_pinn",
+        params={"problem": problem, "method": method}, seed=seed,
+    ))  # fmt: skip
+    write_netcdf(ds, path)
+
+
+def run_pinn_tables(
+    *, metrics: Sequence[str], references: Sequence[str], outputs: Mapping[str, str],
+    problems: Mapping[str, Any], methods: Mapping[str, str], published: Mapping[str, Any],
+    preset: str,
+) -> None:  # fmt: skip
+    """The errors table (CSV and Markdown) from every run's metrics row."""
+    runs = pd.concat([pd.read_csv(p) for p in metrics], ignore_index=True)
+    # data/reference/<study>/<problem>.nc
+    refs = {Path(p).stem: open_netcdf(p, required=("u",))["u"].values for p in references}
+    table, caption = errors_table(runs, refs, problems=problems, methods=methods,
+                                  published=published, preset=preset)  # fmt: skip
+    write_errors_table(table, outputs["errors_csv"], outputs["errors_md"], caption=caption)
+
+
+def run_plot_pinn(
+    *, histories: Sequence[str], fields: Sequence[str], references: Sequence[str],
+    outputs: Mapping[str, str], title: str, problems: Mapping[str, str],
+    methods: Mapping[str, str], failure: Mapping[str, Any],
+) -> None:  # fmt: skip
+    """The three figures: error against iteration, propagation failure, predictions."""
+    plot_pinn_figures(
+        histories=histories, fields=fields, references=references, outputs=outputs,
+        title=title, problems=problems, methods=methods, failure=failure,
+    )  # fmt: skip

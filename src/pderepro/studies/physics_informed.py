@@ -1,0 +1,292 @@
+"""Study kind ``physics_informed``: functions fitted to one PDE by its residual.
+
+A study is problems x methods x seeds (REFERENCES §6). A *problem* names a registered
+problem (:mod:`pderepro.training.pinn.problems`: residual, domain, initial and boundary
+conditions, reference solution) with its parameters, the reference grid, the network
+and the loss and optimiser settings that the paper gives per problem. A *method* names a
+registered sampler and weighting (:mod:`pderepro.training.pinn.samplers`) with their
+options. Each problem's reference is data (``data/reference/<study>/<problem>.nc``); each
+``(problem, method, seed)`` is one training job; one table and three figures per study.
+The kind never names a PDE: a new problem or method is a registered module plus a
+study-file entry.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import Counter
+from collections.abc import Mapping
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from pderepro.config import ConfigError
+from pderepro.studies.base import (
+    BENCHMARKS,
+    StudyKind,
+    SummarySection,
+    figure_files,
+    table_files,
+)
+
+TABLES = ("errors",)
+FIGURES = ("error_vs_iteration", "propagation_failure", "predictions")
+#: Where a problem's reference solution lands.
+REFERENCE = "data/reference/{study}/{problem}.nc"
+#: One training job's outputs, by name.
+RUN_FILES = {
+    "checkpoint": "results/{study}/{problem}/runs/{method}/seed{seed}/checkpoint.pt",
+    "history": "results/{study}/{problem}/runs/{method}/seed{seed}/history.csv",
+    "metrics": "results/{study}/{problem}/runs/{method}/seed{seed}/metrics.csv",
+    "fields": "results/{study}/{problem}/runs/{method}/seed{seed}/fields.nc",
+}
+
+
+#: The registries' source: read, not imported, so that building the DAG imports no torch.
+PINN_SOURCE = Path(__file__).parents[1] / "training" / "pinn"
+
+
+@cache
+def registered(subpackage: str, decorator: str) -> frozenset[str]:
+    """The ``name`` of every class decorated with ``decorator`` in the modules of
+    ``pderepro.training.pinn.<subpackage>``, read from their source.
+
+    The registries themselves (``PROBLEMS``, ``SAMPLERS``, ``WEIGHTINGS``) import torch;
+    a unit test checks that this reading agrees with them.
+    """
+    names = set()
+    for path in sorted((PINN_SOURCE / subpackage).glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.ClassDef):
+                continue
+            if not any(isinstance(d, ast.Name) and d.id == decorator for d in node.decorator_list):
+                continue
+            for statement in node.body:
+                if (
+                    isinstance(statement, ast.Assign)
+                    and any(isinstance(t, ast.Name) and t.id == "name" for t in statement.targets)
+                    and isinstance(statement.value, ast.Constant)
+                ):
+                    names.add(statement.value.value)
+    return frozenset(names)
+
+
+def run_file(kind: str, study: str, problem: str, method: str, seed: int) -> str:
+    """The path of one of a run's outputs (:data:`RUN_FILES`)."""
+    return RUN_FILES[kind].format(study=study, problem=problem, method=method, seed=seed)
+
+
+def runs(study: Mapping[str, Any]) -> list[tuple[str, str, int]]:
+    """Every training job ``(problem, method, seed)``, in table order."""
+    return [
+        (problem, method, seed)
+        for problem in study["problems"]
+        for method in study["methods"]
+        for seed in range(study["seeds"])
+    ]
+
+
+def run_settings(study: Mapping[str, Any], problem: str, method: str) -> dict[str, Any]:
+    """What one training job needs: the problem's spec and the method's, merged with the
+    method's per-problem overrides (``methods.<m>.problems.<p>``: sampler options that
+    depend on the problem's point count, say)."""
+    spec = study["problems"][problem]
+    method_spec = dict(study["methods"][method])
+    overrides = method_spec.pop("problems", {}).get(problem, {})
+    for key in ("sampler_options", "weighting_options"):
+        method_spec[key] = {**method_spec.get(key, {}), **overrides.get(key, {})}
+    return {
+        "problem": spec,
+        "method": method_spec,
+        "snapshots": study["snapshots"],
+        "log_every": study["log_every"],
+    }
+
+
+class PhysicsInformedKind(StudyKind):
+    name = "physics_informed"
+    schema_def = "physics_informed_study"
+    preset_keys = {
+        # per problem: iteration budgets, point counts, the reference grid's size
+        "problems": {"training", "losses", "reference_grid"},
+        # per method: its pools' sizes and how often they are scored
+        "methods": {"sampler_options"},
+        "seeds": None,
+        "log_every": None,
+        "snapshots": None,
+    }
+
+    def check(self, where: str, study: Mapping[str, Any]) -> None:
+        problems = registered("problems", "register_problem")
+        samplers = registered("samplers", "register_sampler")
+        weightings = registered("samplers", "register_weighting")
+        for key, spec in study["problems"].items():
+            if spec["problem"] not in problems:
+                raise ConfigError(
+                    f"config key '{where}.problems.{key}.problem': {spec['problem']!r} is "
+                    f"not a registered problem ({sorted(problems)})"
+                )
+            training = spec["training"]
+            if training["iterations"] < study["log_every"]:
+                raise ConfigError(
+                    f"config key '{where}.problems.{key}.training.iterations': "
+                    f"{training['iterations']} is below log_every = {study['log_every']}"
+                )
+        for key, method in study["methods"].items():
+            if method["sampler"] not in samplers:
+                raise ConfigError(
+                    f"config key '{where}.methods.{key}.sampler': {method['sampler']!r} is "
+                    f"not a registered sampler ({sorted(samplers)})"
+                )
+            if method["weighting"] not in weightings:
+                raise ConfigError(
+                    f"config key '{where}.methods.{key}.weighting': {method['weighting']!r} "
+                    f"is not a registered weighting ({sorted(weightings)})"
+                )
+            for problem in method.get("problems", {}):
+                if problem not in study["problems"]:
+                    raise ConfigError(
+                        f"config key '{where}.methods.{key}.problems.{problem}': no such "
+                        f"problem ({sorted(study['problems'])})"
+                    )
+        figure = study["figures"]
+        for method in figure["failure_methods"]:
+            if method not in study["methods"]:
+                raise ConfigError(
+                    f"config key '{where}.figures.failure_methods': {method!r} is not a "
+                    f"method ({sorted(study['methods'])})"
+                )
+        if figure["failure_problem"] not in study["problems"]:
+            raise ConfigError(
+                f"config key '{where}.figures.failure_problem': "
+                f"{figure['failure_problem']!r} is not a problem ({sorted(study['problems'])})"
+            )
+        for problem, values in study["published"].get("values", {}).items():
+            for method in values:
+                if problem not in study["problems"] or method not in study["methods"]:
+                    raise ConfigError(
+                        f"config key '{where}.published.values.{problem}.{method}': no such "
+                        "problem and method"
+                    )
+
+    def targets(self, name: str, study: Mapping[str, Any]) -> list[str]:
+        return table_files(name, TABLES) + figure_files(name, FIGURES)
+
+    def summary(self, name: str, study: Mapping[str, Any], preset: str) -> SummarySection:
+        published = study["published"]
+        budgets = "; ".join(
+            f"{key}: {spec['training']['iterations']} Adam iterations"
+            + (f" + {spec['training']['lbfgs_iterations']} L-BFGS"
+               if spec["training"]["lbfgs_iterations"] else "")
+            + f", {spec['losses']['n_collocation']} collocation points"
+            for key, spec in study["problems"].items()
+        )  # fmt: skip
+        caption = (
+            "Relative L2 error ||u - u_ref|| / ||u_ref|| (a fraction, not %) of the final "
+            "network over the whole reference grid, per problem and method: mean and std "
+            f"over {study['seeds']} seed(s) and each seed; iterations and wall time per run "
+            "(s_per_iteration: the Adam phase, logging excluded). The no-learning reference "
+            "row holds the initial condition constant in time. Ours: preset "
+            f"{preset}, {budgets}. Published: {published.get('source', 'none')} (metric: "
+            f"{published.get('metric', 'relative L2 as the paper states it')}; the paper's "
+            "iterations are in published_iterations); cells the paper's text did not give "
+            "are empty."
+        )
+        return SummarySection(
+            title=study["title"],
+            tables=[f"results/{name}/tables/{t}.md" for t in TABLES],
+            report_tables=[{"path": f"results/{name}/tables/errors.csv", "caption": caption}],
+            figures=[f"results/{name}/figures/{f}.png" for f in FIGURES],
+        )
+
+    def benchmarks(self, name: str, study: Mapping[str, Any]) -> list[str]:
+        return [
+            BENCHMARKS["train_pinn"].format(study=name, problem=p, method=m, seed=s)
+            for p, m, s in runs(study)
+        ]
+
+    def jobs(self, name: str, study: Mapping[str, Any]) -> Counter[str]:
+        return Counter(
+            pinn_reference=len(study["problems"]),
+            train_pinn=len(runs(study)),
+            pinn_tables=1,
+            plot_pinn=1,
+        )
+
+
+KIND = PhysicsInformedKind()
+
+
+# The rules' input functions and parameters: each takes the plan and a job's wildcards.
+
+
+def _study(plan, study: str) -> Mapping[str, Any]:
+    return plan.studies[study]
+
+
+def reference_params(plan, study: str, problem: str, **_: Any) -> dict[str, Any]:
+    spec = _study(plan, study)["problems"][problem]
+    return {"problem": spec["problem"], "parameters": spec["parameters"],
+            "grid": spec["reference_grid"]}  # fmt: skip
+
+
+def train_inputs(plan, study: str, problem: str, **_: Any) -> dict[str, str]:
+    return {"reference": REFERENCE.format(study=study, problem=problem)}
+
+
+def train_params(plan, study: str, problem: str, method: str, **_: Any) -> dict[str, Any]:
+    return run_settings(_study(plan, study), problem, method)
+
+
+def train_runtime(plan, study: str, problem: str, **_: Any) -> int:
+    """Minutes: about 10 ms per iteration per 1000 points on one core, with room."""
+    training = _study(plan, study)["problems"][problem]["training"]
+    points = _study(plan, study)["problems"][problem]["losses"]["n_collocation"]
+    seconds = (
+        0.01 * max(points / 1000, 1) * (training["iterations"] + 3 * training["lbfgs_iterations"])
+    )
+    return int(10 + 3 * seconds / 60)
+
+
+def metric_files(plan, study: str, **_: Any) -> list[str]:
+    return [run_file("metrics", study, p, m, s) for p, m, s in runs(_study(plan, study))]
+
+
+def history_files(plan, study: str, **_: Any) -> list[str]:
+    return [run_file("history", study, p, m, s) for p, m, s in runs(_study(plan, study))]
+
+
+def field_files(plan, study: str, **_: Any) -> list[str]:
+    """Seed 0's fields of every run (the figures show one seed)."""
+    return [run_file("fields", study, p, m, 0) for p, m, _ in runs(_study(plan, study)) if _ == 0]
+
+
+def reference_files(plan, study: str, **_: Any) -> list[str]:
+    return [REFERENCE.format(study=study, problem=p) for p in _study(plan, study)["problems"]]
+
+
+def tables_params(plan, study: str, **_: Any) -> dict[str, Any]:
+    cfg = _study(plan, study)
+    return {
+        "problems": {
+            k: {
+                "label": v.get("label", k),
+                "iterations": v["training"]["iterations"],
+                "lbfgs_iterations": v["training"]["lbfgs_iterations"],
+            }
+            for k, v in cfg["problems"].items()
+        },  # fmt: skip
+        "methods": {k: v.get("label", k) for k, v in cfg["methods"].items()},
+        "published": cfg["published"],
+        "preset": plan.config["preset"],
+    }
+
+
+def figure_params(plan, study: str, **_: Any) -> dict[str, Any]:
+    cfg = _study(plan, study)
+    return {
+        "title": cfg["title"],
+        "problems": {k: v.get("label", k) for k, v in cfg["problems"].items()},
+        "methods": {k: v.get("label", k) for k, v in cfg["methods"].items()},
+        "failure": cfg["figures"],
+    }

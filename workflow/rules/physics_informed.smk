@@ -1,0 +1,85 @@
+# Physics-informed studies: a reference solution per problem, one training run per
+# (problem, method, seed), the errors table and the figures (pderepro.studies.physics_informed).
+
+
+rule pinn_reference:
+    output:
+        physics_informed.REFERENCE.format(study="{study}", problem="{problem}"),
+    log:
+        "results/logs/pinn_reference/{study}/{problem}.log",
+    wildcard_constraints:
+        study=matching(PLAN.of_kind("physics_informed")),
+    conda:
+        ENV
+    threads: 1
+    params:
+        reference=from_plan(physics_informed.reference_params),
+    script:
+        "../scripts/pinn_reference.py"
+
+
+rule train_pinn:
+    input:
+        unpack(from_plan(physics_informed.train_inputs)),
+    output:
+        **physics_informed.RUN_FILES,
+    log:
+        "results/logs/train_pinn/{study}/{problem}/{method}/seed{seed}.log",
+    benchmark:
+        BENCHMARKS["train_pinn"]
+    wildcard_constraints:
+        study=matching(PLAN.of_kind("physics_informed")),
+    conda:
+        ENV
+    threads: 1
+    resources:
+        runtime=from_plan(physics_informed.train_runtime),
+    params:
+        settings=from_plan(physics_informed.train_params),
+    script:
+        "../scripts/train_pinn.py"
+
+
+rule pinn_tables:
+    input:
+        metrics=from_plan(physics_informed.metric_files),
+        references=from_plan(physics_informed.reference_files),
+    output:
+        **{
+            f"{t}_{ext}": f"results/{{study}}/tables/{t}.{ext}"
+            for t in physics_informed.TABLES
+            for ext in ("csv", "md")
+        },
+    log:
+        "results/logs/pinn_tables/{study}.log",
+    wildcard_constraints:
+        study=matching(PLAN.of_kind("physics_informed")),
+    conda:
+        ENV
+    params:
+        table=from_plan(physics_informed.tables_params),
+    script:
+        "../scripts/pinn_tables.py"
+
+
+rule plot_pinn:
+    input:
+        histories=from_plan(physics_informed.history_files),
+        fields=from_plan(physics_informed.field_files),
+        references=from_plan(physics_informed.reference_files),
+    output:
+        **{
+            f"{f}_{ext}": f"results/{{study}}/figures/{f}.{ext}"
+            for f in physics_informed.FIGURES
+            for ext in ("png", "pdf")
+        },
+    log:
+        "results/logs/plot_pinn/{study}.log",
+    wildcard_constraints:
+        study=matching(PLAN.of_kind("physics_informed")),
+    conda:
+        ENV
+    params:
+        figure=from_plan(physics_informed.figure_params),
+    script:
+        "../scripts/plot_pinn.py"
