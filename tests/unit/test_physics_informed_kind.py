@@ -1,0 +1,79 @@
+"""The physics-informed kind's config: names that are not registered, figure and method
+entries naming no problem or method, and preset keys that are not sizes fail at DAG
+build naming the file and key; job counts and per-problem method overrides."""
+
+import pytest
+import yaml
+
+from pderepro.config import ConfigError
+from pderepro.studies import make_plan
+from pderepro.studies.physics_informed import run_settings, runs
+from tests.unit.test_config import BASE, ROOT, _study_dir, resolve
+
+STUDY = "r3_sampling"
+
+
+def _edit(path, value):
+    def edit(study):
+        node = study
+        *parents, last = path.split(".")
+        for key in parents:
+            node = node[key]
+        node[last] = value
+
+    return edit
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "message"),
+    [
+        ("problems.convection.problem", "burgers_typo", "not a registered problem"),
+        ("methods.r3.sampler", "r4", "not a registered sampler"),
+        ("methods.causal_pinn.weighting", "causual", "not a registered weighting"),
+        ("methods.rar_g.problems", {"heat": {"sampler_options": {"add": 1}}}, "no such problem"),
+        ("figures.failure_problem", "heat", "not a problem"),
+        ("figures.failure_methods", ["pinn_fixed", "r4"], "not a method"),
+        ("problems.convection.training.iterations", 0, "iterations"),
+        ("problems.convection.network.embedding", "wavelets", "embedding"),
+    ],
+)
+def test_bad_entries_fail_naming_the_file_and_key(tmp_path, path, value, message):
+    config_dir = _study_dir(tmp_path, _edit(path, value), name=STUDY)
+    with pytest.raises(ConfigError, match=message) as err:
+        resolve({**BASE, "preset": "smoke"}, config_dir=config_dir)
+    assert f"{STUDY}.yaml" in str(err.value) and f"study.{STUDY}." in str(err.value)
+
+
+def test_a_network_in_a_preset_is_refused(tmp_path):
+    config_dir = _study_dir(tmp_path, lambda study: None, name=STUDY)
+    path = config_dir / "presets/quick.yaml"
+    preset = yaml.safe_load(path.read_text())
+    preset.setdefault(STUDY, {}).setdefault("problems", {})["convection"] = {
+        "network": {"width": 10}
+    }
+    path.write_text(yaml.safe_dump(preset))
+    with pytest.raises(ConfigError, match=rf"'{STUDY}.problems.convection.network' is not a size"):
+        resolve({**BASE, "preset": "smoke"}, config_dir=config_dir)
+
+
+@pytest.mark.parametrize("preset", ["smoke", "quick", "paper"])
+def test_job_counts_are_problems_times_methods_times_seeds(preset):
+    config = resolve({**BASE, "preset": preset, "studies": [STUDY]})
+    study = config["study"][STUDY]
+    counts = make_plan(config).job_counts()
+    assert counts["train_pinn"] == len(study["problems"]) * len(study["methods"]) * study["seeds"]
+    assert counts["train_pinn"] == len(runs(study))
+    assert counts["pinn_reference"] == len(study["problems"]) == 2
+    assert counts["pinn_tables"] == counts["plot_pinn"] == 1
+
+
+def test_per_problem_method_overrides_merge_into_the_options():
+    study = resolve({**BASE, "preset": "paper", "studies": [STUDY]})["study"][STUDY]
+    convection = run_settings(study, "convection", "rar_g")["method"]
+    allen_cahn = run_settings(study, "allen_cahn", "rar_g")["method"]
+    assert convection["sampler_options"]["add"] == 10 and allen_cahn["sampler_options"]["add"] == 1
+    assert allen_cahn["sampler_options"]["pool"] == convection["sampler_options"]["pool"]
+    assert "problems" not in allen_cahn
+    paper = study["problems"]["convection"]["training"]
+    assert paper["iterations"] == 300_000 and study["seeds"] == 3
+    assert (ROOT / "config/studies/r3_sampling.yaml").exists()
