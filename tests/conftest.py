@@ -35,10 +35,11 @@ def root() -> Path:
 
 @pytest.fixture(scope="session")
 def smoke_run(tmp_path_factory):
-    """The smoke preset run end to end, locally, in a temporary copy of the workflow."""
+    """The smoke preset run end to end, locally, in a temporary copy of the workflow: the
+    shipped config, so every study of the default list (all seven) in one run."""
     from tests.workflow.helpers import copy_workflow, snakemake
 
     workdir = copy_workflow(tmp_path_factory.mktemp("smoke"))
-    result = snakemake("--cores", "2", "--config", "preset=smoke", cwd=workdir, timeout=900)
+    result = snakemake("--cores", "2", "--config", "preset=smoke", cwd=workdir, timeout=2400)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-5000:]
     return workdir

@@ -14,6 +14,8 @@ from tests.workflow.helpers import (
     snakemake,
 )
 
+FNO_AND_L96 = ["fno_burgers", "fno_darcy", "fno_navier_stokes", "l96_closures"]
+
 
 def _plan(preset, studies=None):
     """The plan of the shipped config at ``preset``, built by the real config loader."""
@@ -28,21 +30,15 @@ def test_dry_run_plans_the_jobs_the_kinds_count(tmp_path, preset):
     assert planned_jobs(result.stdout + result.stderr) == dict(_plan(preset).job_counts())
 
 
-@pytest.mark.parametrize("preset", ["smoke", "paper"])
-def test_parametric_studies_dry_run_plans_the_jobs_the_kind_counts(tmp_path, preset):
-    """The studies outside the default run: pdebench_cape and basic_forms together."""
-    studies = ["pdebench_cape", "basic_forms"]
-    result = snakemake(
-        "-n", "--config", f"preset={preset}", f"studies=[{','.join(studies)}]",
-        cwd=copy_workflow(tmp_path),
-    )  # fmt: skip
-    assert result.returncode == 0, result.stderr
-    assert planned_jobs(result.stdout + result.stderr) == dict(_plan(preset, studies).job_counts())
+def test_default_studies_are_every_study_file():
+    """The first Quick start command builds every study (issue 30)."""
+    shipped = sorted(path.stem for path in (ROOT / "config/studies").glob("*.yaml"))
+    assert sorted(_plan("smoke").config["studies"]) == shipped
 
 
 @pytest.mark.parametrize("preset", ["smoke", "quick", "paper"])
 def test_turbulence_study_dry_run_plans_the_jobs_the_kind_counts(tmp_path, preset):
-    """les_turbulence, outside the default run: two cases (k_f = 4 and its beta plane), six
+    """les_turbulence alone: two cases (k_f = 4 and its beta plane), six
     closures, each fitted once and scored offline and online in both."""
     result = snakemake(
         "-n", "--config", f"preset={preset}", "studies=[les_turbulence]",
@@ -59,7 +55,7 @@ def test_paper_plan_has_the_papers_sizes():
     Burgers 6 resolutions x 3 seeds x 3 models, Darcy 4 x 1 x 3, Navier-Stokes 4 regimes
     x 4 models; 747 generation shards (100, 50 and 20 samples each; train, validation and
     test splits); the references."""
-    counts = _plan("paper").job_counts()
+    counts = _plan("paper", FNO_AND_L96).job_counts()
     assert counts["train_model"] == 54 + 12 + 16
     # train + validation + test shards: Burgers, Darcy, the 4 regimes, super-resolution
     assert counts["generate_shard"] == 12 + 24 + 65 + 65 + 515 + 65 + 1
@@ -80,10 +76,14 @@ def test_claims_rule_is_planned_by_default(tmp_path):
     plan = _plan("smoke")
     assert {"results/claims.csv", "results/claims.md"} <= set(plan.targets())
     # the rule waits for every table an active claim reads
-    assert _plan("smoke").claims_inputs() == ["results/l96_closures/tables/online.csv"]
+    assert _plan("smoke").claims_inputs() == [
+        "results/l96_closures/tables/online.csv",
+        "results/les_turbulence/tables/online.csv",
+    ]
     assert set(_plan("quick").claims_inputs()) >= {
         "results/fno_burgers/tables/resolution.csv",
         "results/l96_closures/tables/online.csv",
+        "results/r3_sampling/tables/errors.csv",
     }
 
 

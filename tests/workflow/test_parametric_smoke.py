@@ -1,6 +1,6 @@
-"""The parametric studies (pdebench_cape and basic_forms) end to end at the smoke preset,
-in one run apart from the default studies: datasets per parameter value, every run
-trained and rolled out, the tables and the figures."""
+"""The parametric studies (pdebench_cape and basic_forms) end to end at the smoke preset, in
+the shared smoke run of every study: datasets per parameter value, every run trained and
+rolled out, the tables and the figures."""
 
 import math
 
@@ -12,21 +12,15 @@ from pderepro.evaluation.parametric_tables import (
     PARAMETERS_COLUMNS,
     PDEBENCH_COLUMNS,
 )
-from tests.workflow.helpers import copy_workflow, snakemake
 
 pytestmark = pytest.mark.slow
 STUDY = "results/pdebench_cape"
 
 
 @pytest.fixture(scope="module")
-def parametric_run(tmp_path_factory):
-    root = copy_workflow(tmp_path_factory.mktemp("parametric"))
-    result = snakemake(
-        "--cores", "2", "--config", "preset=smoke", "studies=[pdebench_cape,basic_forms]",
-        "verification=False", cwd=root, timeout=1800,
-    )  # fmt: skip
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    return root
+def parametric_run(smoke_run):
+    """The default studies include both parametric ones: no run of their own."""
+    return smoke_run
 
 
 def test_parameters_table_scores_seen_and_unseen_values_beside_persistence(parametric_run):

@@ -1,6 +1,6 @@
-"""The 2-D turbulence closure study (les_turbulence) end to end at the smoke preset, apart from
-the default studies: the DNS truth, LES pairs, every closure fitted and run, the noise floor, the
-tables with the issue's columns and the figures."""
+"""The 2-D turbulence closure study (les_turbulence) end to end at the smoke preset, in the shared
+smoke run of every study: the DNS truth, LES pairs, every closure fitted and run, the noise floor,
+the tables with the issue's columns and the figures."""
 
 import math
 
@@ -8,20 +8,18 @@ import pandas as pd
 import pytest
 
 from pderepro.stages.turbulence_online import OFFLINE_COLUMNS, ONLINE_COLUMNS
-from tests.workflow.helpers import copy_workflow, planned_jobs, snakemake
+from tests.workflow.helpers import planned_jobs, snakemake
 
 pytestmark = pytest.mark.slow
 STUDY = "results/les_turbulence"
 CLOSURES = {"none", "smagorinsky", "leith", "dynamic", "cnn", "smarl"}
-CONFIG = ("--config", "preset=smoke", "studies=[les_turbulence]", "verification=False")
+CONFIG = ("--config", "preset=smoke")
 
 
 @pytest.fixture(scope="module")
-def turbulence_run(tmp_path_factory):
-    root = copy_workflow(tmp_path_factory.mktemp("turbulence"))
-    result = snakemake("--cores", "2", *CONFIG, cwd=root, timeout=1200)
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    return root
+def turbulence_run(smoke_run):
+    """les_turbulence is one of the default studies: no run of its own."""
+    return smoke_run
 
 
 def test_online_table_scores_every_closure_beside_the_noise_floor(turbulence_run):
