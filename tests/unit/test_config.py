@@ -50,7 +50,7 @@ def test_presets_hold_sizes_only():
                 assert section in allowed, (path, section)
                 if section in NESTED_PRESET_SECTIONS:  # sizes per regime or PDE
                     for entry in value.values():
-                        assert set(entry) <= allowed[section], (path, entry)
+                        assert set(entry) <= set(allowed[section]), (path, entry)
                 elif isinstance(value, dict):
                     assert set(value) <= allowed[section], (path, section)
 

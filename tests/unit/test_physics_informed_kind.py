@@ -44,15 +44,25 @@ def test_bad_entries_fail_naming_the_file_and_key(tmp_path, path, value, message
     assert f"{STUDY}.yaml" in str(err.value) and f"study.{STUDY}." in str(err.value)
 
 
-def test_a_network_in_a_preset_is_refused(tmp_path):
+@pytest.mark.parametrize(
+    ("section", "sizes", "key"),
+    [
+        ("problems", {"convection": {"network": {"width": 10}}}, "problems.convection.network"),
+        ("problems", {"convection": {"training": {"learning_rate": 1.0}}},
+         "problems.convection.training.learning_rate"),
+        ("problems", {"convection": {"losses": {"initial_weight": 1.0}}},
+         "problems.convection.losses.initial_weight"),
+        ("methods", {"rad": {"sampler_options": {"c": 1.0}}}, "methods.rad.sampler_options.c"),
+    ],
+)  # fmt: skip
+def test_a_preset_may_set_sizes_only_down_to_the_inner_keys(tmp_path, section, sizes, key):
+    """The network, the rate, the loss weights and a sampler's law are the science."""
     config_dir = _study_dir(tmp_path, lambda study: None, name=STUDY)
     path = config_dir / "presets/quick.yaml"
     preset = yaml.safe_load(path.read_text())
-    preset.setdefault(STUDY, {}).setdefault("problems", {})["convection"] = {
-        "network": {"width": 10}
-    }
+    preset.setdefault(STUDY, {})[section] = sizes
     path.write_text(yaml.safe_dump(preset))
-    with pytest.raises(ConfigError, match=rf"'{STUDY}.problems.convection.network' is not a size"):
+    with pytest.raises(ConfigError, match=rf"'{STUDY}.{key}' is not a size"):
         resolve({**BASE, "preset": "smoke"}, config_dir=config_dir)
 
 

@@ -53,7 +53,9 @@ def test_training_lowers_the_loss_and_lbfgs_keeps_its_best_iterate():
     adam = [r for r in run.history if r["phase"] == "adam"]
     lbfgs = [r for r in run.history if r["phase"] == "lbfgs"]
     assert adam[-1]["loss"] < adam[0]["loss"]
-    assert len(lbfgs) == 2 and next(model.parameters()).dtype == torch.float64
+    # the optimiser's own count: a block may end early at its evaluation limit
+    assert lbfgs[-1]["iteration"] == 60 + 20 and run.lbfgs_iterations_taken == 20
+    assert next(model.parameters()).dtype == torch.float64
     assert min(r["loss"] for r in lbfgs) <= adam[-1]["loss"]
 
 

@@ -43,4 +43,4 @@ def test_figures_and_claims(smoke_run):
         assert (smoke_run / f"{STUDY}/figures/{name}.png").stat().st_size > 10_000
     claims = pd.read_csv(smoke_run / "results/claims.csv", keep_default_na=False)
     ours = claims[claims["study"] == "r3_sampling"]
-    assert len(ours) == 5 and (ours["verdict"] == "not run").all()  # quick and paper only
+    assert len(ours) == 6 and (ours["verdict"] == "not run").all()  # quick and paper only

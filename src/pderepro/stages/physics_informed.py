@@ -31,6 +31,9 @@ from pderepro.training.pinn.samplers import build_sampler, build_weighting
 
 log = logging.getLogger(__name__)
 
+#: Seed offset of a run's collocation points (its network's weights take the seed itself).
+SAMPLER_SEED_OFFSET = 1_000_003
+
 
 def reference_grid(problem, nx: int, nt: int) -> tuple[np.ndarray, np.ndarray]:
     """``x (nx,)`` (the right end excluded on a periodic domain) and ``t (nt,)``."""
@@ -87,15 +90,21 @@ def run_train_pinn(
     problem = build_problem(spec["problem"], dict(spec["parameters"]))
     ds = open_netcdf(reference, required=("u",))
     ref = Reference(x=ds["x"].values, t=ds["t"].values, u=ds["u"].values.astype(np.float64))
-    generator = torch.Generator().manual_seed(seed)
+    # the points' own stream: torch's global stream (the weights) seeded alike would make
+    # the first points affine copies of the first layer's initial weights
+    generator = torch.Generator().manual_seed(seed + SAMPLER_SEED_OFFSET)
     model = CoordinateMLP([problem.domain.x, problem.domain.t], seed=seed, **spec["network"])
     losses = dict(spec["losses"])
     sampler = build_sampler(
         method["sampler"], problem.domain, losses.pop("n_collocation"), generator,
         seed=seed, options=method["sampler_options"],
     )  # fmt: skip
-    weighting = build_weighting(method["weighting"], problem.domain, method["weighting_options"])
     training = spec["training"]
+    weighting_options = dict(method["weighting_options"])
+    share = weighting_options.pop("budget_share_per_tolerance", None)
+    if share is not None:  # the authors' causal PINN: each tolerance at most nIter / 5
+        weighting_options["steps_per_tolerance"] = max(1, round(share * training["iterations"]))
+    weighting = build_weighting(method["weighting"], problem.domain, weighting_options)
     budget = Budget(
         iterations=training["iterations"], learning_rate=training["learning_rate"],
         decay_every=training["decay_every"], decay_factor=training["decay_factor"],
@@ -113,13 +122,14 @@ def run_train_pinn(
     row = {
         "problem": problem_key, "method": method_key, "seed": seed, "rel_l2": error,
         "validation_residual": final["validation_residual"], "loss": final["loss"],
-        "adam_iterations": budget.iterations, "lbfgs_iterations": budget.lbfgs_iterations,
+        "residual_loss": final["residual_loss"],
+        "adam_iterations": budget.iterations, "lbfgs_iterations": run.lbfgs_iterations_taken,
         "s_per_iteration": run.adam_s_per_iteration, "train_s": run.train_s,
         "n_points": final.get("n_points", math.nan),
     }  # fmt: skip
     metrics = pd.DataFrame([row], columns=PINN_RUN_COLUMNS)
     atomic_write(outputs["metrics"], lambda tmp: metrics.to_csv(tmp, index=False))
-    _write_fields(outputs["fields"], run, ref, problem_key, method_key, seed)
+    _write_fields(outputs["fields"], run, ref, problem, problem_key, method_key, seed)
     save_checkpoint(
         outputs["checkpoint"],
         metadata={
@@ -135,11 +145,13 @@ def run_train_pinn(
     )
     log.info("%s / %s seed %d: relative L2 %.4g after %d Adam + %d L-BFGS iterations "
              "(%.2f ms per Adam iteration)", problem_key, method_key, seed, error,
-             budget.iterations, budget.lbfgs_iterations,
+             budget.iterations, run.lbfgs_iterations_taken,
              1e3 * run.adam_s_per_iteration)  # fmt: skip
 
 
-def _write_fields(path: str, run, ref: Reference, problem: str, method: str, seed: int) -> None:
+def _write_fields(
+    path: str, run, ref: Reference, pde, problem: str, method: str, seed: int
+) -> None:
     """The prediction on the reference grid and the snapshots (residual fields and
     collocation points, NaN-padded to the largest set)."""
     data: dict[str, Any] = {
@@ -162,9 +174,9 @@ def _write_fields(path: str, run, ref: Reference, problem: str, method: str, see
         data["points_x"] = (("iteration", "point"), points[..., 0], {"units": "1"})
         data["points_t"] = (("iteration", "point"), points[..., 1], {"units": "1"})
         coords["iteration"] = ("iteration", [s.iteration for s in run.snapshots])
-        lo_x, hi_x = float(ref.x[0]), float(ref.x[-1])
-        coords["x_grid"] = ("x_grid", np.linspace(lo_x, hi_x, nx), {"units": "1"})
-        coords["t_grid"] = ("t_grid", np.linspace(ref.t[0], ref.t[-1], nt), {"units": "1"})
+        # the grid _snapshot evaluated on: the domain's ends, both included
+        coords["x_grid"] = ("x_grid", np.linspace(*pde.domain.x, nx), {"units": "1"})
+        coords["t_grid"] = ("t_grid", np.linspace(*pde.domain.t, nt), {"units": "1"})
     ds = xr.Dataset(data, coords=coords, attrs=provenance_attrs(
         title=f"physics-informed run {problem} / {method}", rule="train_pinn",
         params={"problem": problem, "method": method}, seed=seed,

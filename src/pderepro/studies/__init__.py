@@ -82,14 +82,10 @@ def _preset_errors(sizes: Any, name: str, kind: str, path: Path, study_path: Pat
         if section in NESTED_PRESET_SECTIONS and isinstance(value, Mapping):
             for entry, entry_sizes in value.items():
                 # a non-mapping entry is left to the schema, which names its type
-                extra = (
-                    sorted(set(entry_sizes) - allowed) if isinstance(entry_sizes, Mapping) else []
-                )
-                if extra:
-                    errors.append(
-                        f"{path}: key '{name}.{section}.{entry}.{extra[0]}' is not a "
-                        f"size; allowed: {sorted(allowed)}"
-                    )
+                if not isinstance(entry_sizes, Mapping):
+                    continue
+                here = f"{name}.{section}.{entry}"
+                errors += _keys_outside(path, here, entry_sizes, allowed)
         elif allowed is not None and isinstance(value, Mapping):
             extra = sorted(set(value) - allowed)
             if extra:
@@ -97,6 +93,22 @@ def _preset_errors(sizes: Any, name: str, kind: str, path: Path, study_path: Pat
                     f"{path}: key '{name}.{section}.{extra[0]}' is not a size; "
                     f"allowed: {sorted(allowed)}"
                 )
+    return errors
+
+
+def _keys_outside(
+    path: Path, here: str, sizes: Mapping[str, Any], allowed: Mapping[str, Any] | set[str]
+) -> list[str]:
+    """A line per key of ``sizes`` outside ``allowed``: a set of keys, or a mapping from
+    each key to the keys allowed inside it (None: any)."""
+    errors = [
+        f"{path}: key '{here}.{key}' is not a size; allowed: {sorted(allowed)}"
+        for key in sorted(set(sizes) - set(allowed))
+    ][:1]
+    if isinstance(allowed, Mapping):
+        for key, inner in allowed.items():
+            if inner is not None and isinstance(sizes.get(key), Mapping):
+                errors += _keys_outside(path, f"{here}.{key}", sizes[key], inner)
     return errors
 
 

@@ -107,10 +107,15 @@ class PhysicsInformedKind(StudyKind):
     name = "physics_informed"
     schema_def = "physics_informed_study"
     preset_keys = {
-        # per problem: iteration budgets, point counts, the reference grid's size
-        "problems": {"training", "losses", "reference_grid"},
+        # per problem: iteration budgets, point counts, the reference grid's size (never
+        # the rate, the loss weights or the network)
+        "problems": {
+            "training": {"iterations", "lbfgs_iterations", "decay_every"},
+            "losses": {"n_collocation", "n_initial", "n_boundary"},
+            "reference_grid": None,
+        },
         # per method: its pools' sizes and how often they are scored
-        "methods": {"sampler_options"},
+        "methods": {"sampler_options": {"pool", "every"}},
         "seeds": None,
         "log_every": None,
         "snapshots": None,
@@ -188,9 +193,9 @@ class PhysicsInformedKind(StudyKind):
             "(s_per_iteration: the Adam phase, logging excluded). The no-learning reference "
             "row holds the initial condition constant in time. Ours: preset "
             f"{preset}, {budgets}. Published: {published.get('source', 'none')} (metric: "
-            f"{published.get('metric', 'relative L2 as the paper states it')}; the paper's "
-            "iterations are in published_iterations); cells the paper's text did not give "
-            "are empty."
+            f"{published.get('metric', 'relative L2 as the paper states it')}; "
+            f"published_iterations: {published.get('iterations_source', 'the paper')}); cells "
+            "the paper's text did not give are empty."
         )
         return SummarySection(
             title=study["title"],

@@ -95,6 +95,7 @@ class PinnRun:
     prediction: np.ndarray | None = None
     adam_s_per_iteration: float = math.nan
     lbfgs_s_per_iteration: float = math.nan
+    lbfgs_iterations_taken: int = 0
     train_s: float = math.nan
 
 
@@ -111,7 +112,9 @@ class PinnObjective:
     def __init__(self, problem: Problem, setup: LossSetup, seed: int, dtype: torch.dtype) -> None:
         self.problem, self.setup = problem, setup
         domain = problem.domain
-        conditions = domain.point_set("sobol", max(setup.n_initial, setup.n_boundary), seed, dtype)
+        conditions = domain.point_set(
+            "sobol", max(setup.n_initial, setup.n_boundary), seed + CONDITION_SEED_OFFSET, dtype
+        )
         self.initial = torch.stack(
             [conditions[: setup.n_initial, 0], torch.full((setup.n_initial,), domain.t[0])], 1
         ).to(dtype)  # (n_initial, 2) at t = t0
@@ -119,7 +122,9 @@ class PinnObjective:
         times = conditions[: setup.n_boundary, 1]
         self.lower_edge = torch.stack([torch.full_like(times, domain.x[0]), times], 1)
         self.upper_edge = torch.stack([torch.full_like(times, domain.x[1]), times], 1)
-        self.validation = domain.point_set("uniform", VALIDATION_POINTS, seed, dtype)
+        self.validation = domain.point_set(
+            "uniform", VALIDATION_POINTS, seed + VALIDATION_SEED_OFFSET, dtype
+        )
 
     def to(self, dtype: torch.dtype) -> None:
         for name in ("initial", "u0", "lower_edge", "upper_edge", "validation"):
@@ -210,7 +215,7 @@ def train_pinn(
         Grid of the snapshots' residual fields.
     """
     dtype = sampler.dtype
-    objective = PinnObjective(problem, setup, seed + CONDITION_SEED_OFFSET, dtype)
+    objective = PinnObjective(problem, setup, seed, dtype)
     optimizer = torch.optim.Adam(model.parameters(), lr=budget.learning_rate)
     schedule = torch.optim.lr_scheduler.StepLR(optimizer, budget.decay_every, budget.decay_factor)
     run = PinnRun(history=[])
@@ -244,7 +249,7 @@ def train_pinn(
     run.adam_s_per_iteration = adam_s / max(budget.iterations, 1)
     if budget.lbfgs_iterations:
         lbfgs_s = _lbfgs(problem, model, sampler, weighting, objective, budget, reference, run)
-        run.lbfgs_s_per_iteration = lbfgs_s / budget.lbfgs_iterations
+        run.lbfgs_s_per_iteration = lbfgs_s / max(run.lbfgs_iterations_taken, 1)
         adam_s += lbfgs_s
     run.train_s = adam_s
     if reference is not None:
@@ -285,14 +290,21 @@ def _lbfgs(problem: Problem, model: nn.Module, sampler: Sampler, weighting: Weig
         total.backward()
         return total
 
-    best_loss, best_state = math.inf, copy.deepcopy(model.state_dict())
-    spent, done = 0.0, run.history[-1]["iteration"] if run.history else 0
+    start_loss = float(objective.terms(model, sampler, weighting)[0].detach())
+    best_loss, best_state = start_loss, copy.deepcopy(model.state_dict())
+    spent, adam_done = 0.0, run.history[-1]["iteration"] if run.history else 0
     adam_wall = run.history[-1]["wall_s"] if run.history else 0.0
-    for _ in range(math.ceil(budget.lbfgs_iterations / budget.log_every)):
+    state = optimizer.state[optimizer.param_groups[0]["params"][0]]
+    taken = 0  # L-BFGS iterations so far, as the optimiser counts them
+    while taken < budget.lbfgs_iterations:
+        optimizer.param_groups[0]["max_iter"] = min(budget.log_every,
+                                                    budget.lbfgs_iterations - taken)  # fmt: skip
         tick = time.perf_counter()
         optimizer.step(closure)
         spent += time.perf_counter() - tick
-        done += budget.log_every
+        progress = state.get("n_iter", 0) - taken
+        taken = state.get("n_iter", 0)
+        done = adam_done + taken
         total, _, terms = objective.terms(model, sampler, weighting)
         if not torch.isfinite(total):
             logger.warning("L-BFGS reached a non-finite loss at %d: keeping the best iterate", done)
@@ -303,5 +315,8 @@ def _lbfgs(problem: Problem, model: nn.Module, sampler: Sampler, weighting: Weig
                        reference, torch.float64)  # fmt: skip
         row["wall_s"] = adam_wall + spent
         run.history.append(row)
+        if progress == 0:  # converged (tolerances) or the line search found no descent
+            break
     model.load_state_dict(best_state)
+    run.lbfgs_iterations_taken = taken
     return spent

@@ -51,6 +51,11 @@ class AllenCahn(Problem):
         return du[:, 1] - self.diffusion * u_xx + self.reaction * (u**3 - u)
 
     def reference(self, x: np.ndarray, t: np.ndarray) -> np.ndarray:
+        lo, hi = self.domain.x
+        if not np.allclose(x, lo + (hi - lo) * np.arange(len(x)) / len(x), rtol=0, atol=1e-12):
+            raise ValueError(
+                "the Allen-Cahn reference needs the periodic grid lo + (hi - lo) j / n"
+            )
         u0 = x**2 * np.cos(np.pi * x)
         return allen_cahn_frames(
             u0,
