@@ -291,6 +291,10 @@ def test_results_page_shows_every_table_and_figure_in_a_browser(smoke_run, tmp_p
         "fno_darcy": (3, 2),
         "fno_navier_stokes": (4, 2),  # claims, regimes, super-resolution, cost
         "l96_closures": (3, 5),
+        "pdebench_cape": (4, 3),  # claims, parameters, cape_gains, pdebench
+        "basic_forms": (2, 1),
+        "les_turbulence": (3, 4),  # claims, offline, online
+        "r3_sampling": (2, 3),  # claims, errors
         "validation": (1, 0),  # the solver verification, last
     }
     found = {k: (v["table"], v["img"]) for k, v in parser.sections.items()}
