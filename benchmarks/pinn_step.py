@@ -43,7 +43,6 @@ from pderepro.models.pinn_mlp import CoordinateMLP
 from pderepro.runtime import set_threads
 from pderepro.studies.physics_informed import run_settings
 from pderepro.training.pinn.loop import (
-    CONDITION_SEED_OFFSET,
     Budget,
     LossSetup,
     PinnObjective,
@@ -128,7 +127,7 @@ class Convection:
         model, sampler, _ = self.build(METHODS["fixed"])
         net = copy.deepcopy(model.net)  # nn.Sequential(Linear, Tanh, ..., Linear)
         # the initial and boundary points train_pinn draws (a scrambled Sobol set)
-        conditions = PinnObjective(self.problem, self.setup, self.seed + CONDITION_SEED_OFFSET,
+        conditions = PinnObjective(self.problem, self.setup, self.seed,
                                    sampler.dtype)  # fmt: skip
         s, b = self.setup, self.budget
         iterations = b.iterations if iterations is None else iterations

@@ -59,7 +59,6 @@ from pderepro.runtime import set_threads
 from pderepro.stages.physics_informed import reference_grid
 from pderepro.studies.physics_informed import run_settings
 from pderepro.training.pinn.loop import (
-    CONDITION_SEED_OFFSET,
     Budget,
     LossSetup,
     PinnObjective,
@@ -116,7 +115,7 @@ class Case:
                                      options=method["sampler_options"])  # fmt: skip
         self.weighting = build_weighting("none", domain)
         # the initial and boundary points train_pinn draws (a scrambled Sobol set)
-        self.conditions = PinnObjective(self.problem, self.setup, seed + CONDITION_SEED_OFFSET,
+        self.conditions = PinnObjective(self.problem, self.setup, seed,
                                         self.sampler.dtype)  # fmt: skip
         x, t = reference_grid(self.problem, spec["reference_grid"]["nx"],
                               spec["reference_grid"]["nt"])  # fmt: skip
