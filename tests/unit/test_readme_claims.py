@@ -84,6 +84,16 @@ def test_snapshot_keeps_each_study_from_the_run_that_built_it(tmp_path):
     assert snapshot.set_index("study")["measured"].to_dict() == {"a": "r3 0.5", "b": ""}
     assert "Not in the recorded runs: `b`." in readme.read_text()
 
+    # with the earlier snapshot as the base, `b` keeps its recorded rows while `a` is rerun
+    base = tmp_path / "base.csv"
+    main([str(first), str(second), "--snapshot", str(base), "--readme", str(readme)])
+    main([str(third), "--base", str(base), "--snapshot", str(snapshot_path),
+          "--readme", str(readme)])  # fmt: skip
+    snapshot = read_snapshot(snapshot_path)
+    got = snapshot.set_index("study")[["measured", "run_date"]].to_dict("index")
+    assert got == {"a": {"measured": "r3 0.5", "run_date": "2026-01-03"},
+                   "b": {"measured": "r2 0.5", "run_date": "2026-01-02"}}  # fmt: skip
+
 
 def test_readme_without_markers_is_refused():
     with pytest.raises(ValueError, match="claims:begin"):

@@ -8,8 +8,9 @@ Usage, from the repository root, once one or more runs have finished (each leave
 It writes ``docs/claims_snapshot.csv`` (``--snapshot``) and rewrites the block of
 ``README.md`` (``--readme``) between ``<!-- claims:begin -->`` and ``<!-- claims:end -->``.
 Several runs may be given because studies may be built in separate runs: each study keeps
-the rows of the last run given in which it was enabled; a study enabled in none keeps its
-``not run`` rows with no run date or commit. The snapshot holds the columns of
+the rows of the last run given in which it was enabled (with ``--base
+docs/claims_snapshot.csv``, studies no run rebuilt keep their recorded rows); a study
+enabled in none keeps its ``not run`` rows with no run date or commit. The snapshot holds the columns of
 ``results/claims.csv`` (:data:`~pderepro.evaluation.claims.CLAIMS_COLUMNS`) and, per row,
 the ``run_date`` and ``git_commit`` of its run, read from that run's ``summary.md``; the
 preset is the claims' own column. A header-only snapshot renders a block saying that no
@@ -54,7 +55,9 @@ def run_provenance(summary: str | Path) -> dict[str, str]:
     return {"run_date": written[1], "git_commit": commit[1]}
 
 
-def merge_runs(runs: Sequence[tuple[pd.DataFrame, dict[str, str]]]) -> pd.DataFrame:
+def merge_runs(
+    runs: Sequence[tuple[pd.DataFrame, dict[str, str]]], base: pd.DataFrame | None = None
+) -> pd.DataFrame:
     """The snapshot: per study, the claims of the last run in which it was enabled.
 
     Parameters
@@ -62,6 +65,9 @@ def merge_runs(runs: Sequence[tuple[pd.DataFrame, dict[str, str]]]) -> pd.DataFr
     runs : sequence of (pandas.DataFrame, dict)
         Each run's claims (:data:`CLAIMS_COLUMNS`) and provenance (``run_date``,
         ``git_commit``), oldest first.
+    base : pandas.DataFrame, optional
+        An earlier snapshot (:data:`SNAPSHOT_COLUMNS`): its studies keep their rows and
+        provenance unless a run enables them (a study rerun alone updates only itself).
 
     Returns
     -------
@@ -70,6 +76,8 @@ def merge_runs(runs: Sequence[tuple[pd.DataFrame, dict[str, str]]]) -> pd.DataFr
         in no run keeps its rows from the last run, with empty provenance.
     """
     chosen: dict[str, pd.DataFrame] = {}
+    if base is not None:
+        chosen.update({study: rows for study, rows in base.groupby("study", sort=False)})
     for claims, provenance in runs:
         for study, rows in claims.groupby("study", sort=False):
             enabled = not ((rows["verdict"] == NOT_RUN) & (rows["reason"] == NOT_ENABLED)).all()
@@ -157,6 +165,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="snapshot to write (default: %(default)s)",
     )
     parser.add_argument(
+        "--base",
+        type=Path,
+        help="an earlier snapshot whose studies the runs do not rebuild are kept",
+    )
+    parser.add_argument(
         "--readme",
         type=Path,
         default=Path("README.md"),
@@ -169,7 +182,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         claims = read_claims(path)
         runs.append((claims, run_provenance(path.parent / "summary.md")))
         log.info("%s: %s", path, runs[-1][1])
-    snapshot = merge_runs(runs)
+    snapshot = merge_runs(runs, read_snapshot(args.base) if args.base else None)
     args.snapshot.parent.mkdir(parents=True, exist_ok=True)
     snapshot.to_csv(args.snapshot, index=False)
     readme = args.readme.read_text()
