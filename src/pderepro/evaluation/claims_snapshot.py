@@ -10,7 +10,8 @@ It writes ``docs/claims_snapshot.csv`` (``--snapshot``) and rewrites the block o
 Several runs may be given because studies may be built in separate runs: each study keeps
 the rows of the last run given in which it was enabled (with ``--base
 docs/claims_snapshot.csv``, studies no run rebuilt keep their recorded rows); a study
-enabled in none keeps its ``not run`` rows with no run date or commit. The snapshot holds the columns of
+enabled in none keeps its ``not run`` rows with no run date or commit. The snapshot holds
+the columns of
 ``results/claims.csv`` (:data:`~pderepro.evaluation.claims.CLAIMS_COLUMNS`) and, per row,
 the ``run_date`` and ``git_commit`` of its run, read from that run's ``summary.md``; the
 preset is the claims' own column. A header-only snapshot renders a block saying that no
