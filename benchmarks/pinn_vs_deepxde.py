@@ -56,7 +56,6 @@ from torch import nn
 from pderepro.config import load_yaml
 from pderepro.models.pinn_mlp import CoordinateMLP
 from pderepro.runtime import set_threads
-from pderepro.stages.physics_informed import reference_grid
 from pderepro.studies.physics_informed import run_settings
 from pderepro.training.pinn.loop import (
     Budget,
@@ -117,8 +116,8 @@ class Case:
         # the initial and boundary points train_pinn draws (a scrambled Sobol set)
         self.conditions = PinnObjective(self.problem, self.setup, seed,
                                         self.sampler.dtype)  # fmt: skip
-        x, t = reference_grid(self.problem, spec["reference_grid"]["nx"],
-                              spec["reference_grid"]["nt"])  # fmt: skip
+        x, t = self.problem.domain.grid(spec["reference_grid"]["nx"],
+                                        spec["reference_grid"]["nt"])  # fmt: skip
         self.u_ref = self.problem.reference(x, t)  # (nt, nx)
         xx, tt = np.meshgrid(x, t)  # (nt, nx)
         self.grid = torch.as_tensor(np.stack([xx.ravel(), tt.ravel()], 1), dtype=torch.float32)

@@ -84,6 +84,10 @@ def test_per_problem_method_overrides_merge_into_the_options():
     assert convection["sampler_options"]["add"] == 10 and allen_cahn["sampler_options"]["add"] == 1
     assert allen_cahn["sampler_options"]["pool"] == convection["sampler_options"]["pool"]
     assert "problems" not in allen_cahn
+    # the causal PINN's tolerance lasts at most a fifth of each problem's Adam budget
+    causal = run_settings(study, "convection", "causal_pinn")["method"]["weighting_options"]
+    assert causal["steps_per_tolerance"] == 300_000 // 5
+    assert "budget_share_per_tolerance" not in causal
     paper = study["problems"]["convection"]["training"]
     assert paper["iterations"] == 300_000 and study["seeds"] == 3
     assert (ROOT / "config/studies/r3_sampling.yaml").exists()

@@ -14,8 +14,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pderepro.evaluation.tables import write_table
-
 #: Columns of one run's metrics file (rule train_pinn).
 PINN_RUN_COLUMNS = [
     "problem", "method", "seed", "rel_l2", "validation_residual", "loss", "residual_loss",
@@ -115,8 +113,3 @@ def errors_table(
         f"{published.get('iterations_source', 'the paper')}; empty cells: not retrieved."
     )
     return table, caption
-
-
-def write_errors_table(table: pd.DataFrame, csv_path: str, md_path: str, *, caption: str) -> None:
-    """CSV and Markdown (with the caption), as every table of the project."""
-    write_table(table, csv_path, md_path, caption=caption)

@@ -20,7 +20,8 @@ import xarray as xr
 
 from pderepro.data.io import atomic_write, open_netcdf, write_netcdf
 from pderepro.data.provenance import provenance_attrs
-from pderepro.evaluation.pinn_tables import PINN_RUN_COLUMNS, errors_table, write_errors_table
+from pderepro.evaluation.pinn_tables import PINN_RUN_COLUMNS, errors_table
+from pderepro.evaluation.tables import write_table
 from pderepro.models.pinn_mlp import CoordinateMLP
 from pderepro.plotting.pinn import plot_pinn_figures
 from pderepro.runtime import set_threads
@@ -35,19 +36,12 @@ log = logging.getLogger(__name__)
 SAMPLER_SEED_OFFSET = 1_000_003
 
 
-def reference_grid(problem, nx: int, nt: int) -> tuple[np.ndarray, np.ndarray]:
-    """``x (nx,)`` (the right end excluded on a periodic domain) and ``t (nt,)``."""
-    lo, hi = problem.domain.x
-    x = lo + (hi - lo) * np.arange(nx) / nx if problem.domain.periodic else np.linspace(lo, hi, nx)
-    return x, np.linspace(*problem.domain.t, nt)
-
-
 def run_pinn_reference(
     *, output: str, problem: str, parameters: Mapping[str, float], grid: Mapping[str, int]
 ) -> None:
     """Write a problem's reference solution ``u(t, x)`` on its grid (NetCDF, CF)."""
     pde = build_problem(problem, dict(parameters))
-    x, t = reference_grid(pde, grid["nx"], grid["nt"])
+    x, t = pde.domain.grid(grid["nx"], grid["nt"])
     u = pde.reference(x, t)  # (nt, nx)
     if not np.all(np.isfinite(u)):
         raise FloatingPointError(f"the reference of {problem} {dict(parameters)} is not finite")
@@ -100,11 +94,7 @@ def run_train_pinn(
         seed=seed, options=method["sampler_options"],
     )  # fmt: skip
     training = spec["training"]
-    weighting_options = dict(method["weighting_options"])
-    share = weighting_options.pop("budget_share_per_tolerance", None)
-    if share is not None:  # the authors' causal PINN: each tolerance at most nIter / 5
-        weighting_options["steps_per_tolerance"] = max(1, round(share * training["iterations"]))
-    weighting = build_weighting(method["weighting"], problem.domain, weighting_options)
+    weighting = build_weighting(method["weighting"], problem.domain, method["weighting_options"])
     budget = Budget(
         iterations=training["iterations"], learning_rate=training["learning_rate"],
         decay_every=training["decay_every"], decay_factor=training["decay_factor"],
@@ -118,7 +108,7 @@ def run_train_pinn(
     history = pd.DataFrame(run.history)
     atomic_write(outputs["history"], lambda tmp: history.to_csv(tmp, index=False))
     final = run.history[-1]
-    error = float(np.linalg.norm(run.prediction - ref.u) / np.linalg.norm(ref.u))
+    error = run.rel_l2
     row = {
         "problem": problem_key, "method": method_key, "seed": seed, "rel_l2": error,
         "validation_residual": final["validation_residual"], "loss": final["loss"],
@@ -195,7 +185,7 @@ def run_pinn_tables(
     refs = {Path(p).stem: open_netcdf(p, required=("u",))["u"].values for p in references}
     table, caption = errors_table(runs, refs, problems=problems, methods=methods,
                                   published=published, preset=preset)  # fmt: skip
-    write_errors_table(table, outputs["errors_csv"], outputs["errors_md"], caption=caption)
+    write_table(table, outputs["errors_csv"], outputs["errors_md"], caption=caption)
 
 
 def run_plot_pinn(

@@ -95,6 +95,10 @@ def run_settings(study: Mapping[str, Any], problem: str, method: str) -> dict[st
     overrides = method_spec.pop("problems", {}).get(problem, {})
     for key in ("sampler_options", "weighting_options"):
         method_spec[key] = {**method_spec.get(key, {}), **overrides.get(key, {})}
+    weighting = method_spec["weighting_options"]
+    share = weighting.pop("budget_share_per_tolerance", None)
+    if share is not None:  # the authors' causal PINN: each tolerance at most nIter / 5
+        weighting["steps_per_tolerance"] = max(1, round(share * spec["training"]["iterations"]))
     return {
         "problem": spec,
         "method": method_spec,
@@ -263,7 +267,7 @@ def history_files(plan, study: str, **_: Any) -> list[str]:
 
 def field_files(plan, study: str, **_: Any) -> list[str]:
     """Seed 0's fields of every run (the figures show one seed)."""
-    return [run_file("fields", study, p, m, 0) for p, m, _ in runs(_study(plan, study)) if _ == 0]
+    return [run_file("fields", study, p, m, 0) for p, m, s in runs(_study(plan, study)) if s == 0]
 
 
 def reference_files(plan, study: str, **_: Any) -> list[str]:

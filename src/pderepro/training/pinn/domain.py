@@ -13,6 +13,8 @@ import torch
 from scipy.stats import qmc
 from torch import Tensor
 
+from pderepro.solvers.allen_cahn import periodic_grid
+
 #: Initial point sets a fixed sampler may draw (``scipy.stats.qmc``'s or plain uniform).
 POINT_SETS = ("uniform", "sobol", "latin_hypercube")
 
@@ -56,6 +58,13 @@ class Domain:
         else:
             raise ValueError(f"unknown point set {kind!r}; choose from {POINT_SETS}")
         return self.scale(torch.as_tensor(unit, dtype=dtype))
+
+    def grid(self, nx: int, nt: int) -> tuple[np.ndarray, np.ndarray]:
+        """A reference grid: ``x (nx,)`` (the right end left out on a periodic domain, as
+        :func:`pderepro.solvers.allen_cahn.periodic_grid`) and ``t (nt,)``, both ends in."""
+        lo, hi = self.x
+        x = periodic_grid(lo, hi, nx) if self.periodic else np.linspace(lo, hi, nx)
+        return x, np.linspace(*self.t, nt)
 
     def normalised_time(self, t: Tensor) -> Tensor:
         """``t`` mapped to ``[0, 1]`` over the domain's time interval."""

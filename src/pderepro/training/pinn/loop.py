@@ -93,6 +93,7 @@ class PinnRun:
     history: list[dict[str, float]]
     snapshots: list[Snapshot] = field(default_factory=list)
     prediction: np.ndarray | None = None
+    rel_l2: float = math.nan  # of the final (kept) network on the reference grid
     adam_s_per_iteration: float = math.nan
     lbfgs_s_per_iteration: float = math.nan
     lbfgs_iterations_taken: int = 0
@@ -253,8 +254,7 @@ def train_pinn(
         adam_s += lbfgs_s
     run.train_s = adam_s
     if reference is not None:
-        _, prediction = relative_l2(model, reference, sampler.dtype)
-        run.prediction = prediction
+        run.rel_l2, run.prediction = relative_l2(model, reference, sampler.dtype)
     return run
 
 
