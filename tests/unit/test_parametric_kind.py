@@ -13,7 +13,7 @@ from pderepro.studies.parametric import (
     runs,
     value_tag,
 )
-from pderepro.studies.parametric_inputs import train_params
+from pderepro.studies.parametric_inputs import rollout_files, tables_params, train_params
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -67,17 +67,25 @@ def test_pdebench_runs_take_their_own_epochs_and_rate():
     }  # fmt: skip
 
 
-def test_a_preset_can_give_a_model_its_own_epochs():
-    """quick gives its U-Nets fewer epochs than the FNOs (they cost more per step); the
-    rest of their training, and every other run's, is the study's."""
+def test_a_preset_can_leave_a_model_out():
+    """quick trains no U-Net (run: false): no runs, rollouts or CAPE pair for them; the
+    FNOs, their ablation and the per-value runs are untouched."""
     plan = _plan("quick")
-    unet = train_params(plan, "pdebench_cape", "advection", "unet_cape")["training"]
+    study = plan.studies["pdebench_cape"]
+    assert {run for _, run in runs(study)} >= {"fno", "fno_cape", "fno_cape" + TEACHER_FORCING}
+    assert not any(run.startswith("unet") for _, run in runs(study))
+    tables = tables_params(plan, "pdebench_cape")
+    assert tables["cape_pairs"] == {"fno_cape": "fno"}
+    assert not any("unet" in m for m in tables["model_order"])
+    assert not any("unet" in f for f in rollout_files(plan, "pdebench_cape"))
     fno = train_params(plan, "pdebench_cape", "advection", "fno_cape")["training"]
-    assert (unet["epochs"], unet["step_epochs"]) == (40, 10)
-    assert (fno["epochs"], fno["step_epochs"]) == (100, 25)
-    assert unet["learning_rate"] == fno["learning_rate"] == 3e-3
-    cape = train_params(plan, "pdebench_cape", "advection", "fno_cape")["spec"]
-    assert cape["hparams"]["cape_norm"] == "none" and "baseline" not in cape
+    assert (fno["epochs"], fno["step_epochs"], fno["learning_rate"]) == (100, 25, 3e-3)
+
+
+def test_a_pair_whose_base_is_left_out_shows_no_gain():
+    plan = _plan("smoke")
+    plan.studies["pdebench_cape"]["models"]["unet"]["run"] = False
+    assert tables_params(plan, "pdebench_cape")["cape_pairs"] == {"fno_cape": "fno"}
 
 
 @pytest.mark.parametrize(
@@ -90,6 +98,7 @@ def test_a_preset_can_give_a_model_its_own_epochs():
         ({"models__fno_cape__conditioned": False}, "CAPE models read the parameter"),
         ({"models__fno_cape__baseline": "fno_cape"}, "not another model"),
         ({"pdes__burgers__dataset__nu": 0.1}, "set per value"),
+        ({"pdebench_model__run": False}, "only models across values"),
     ],
 )
 def test_bad_study_configs_are_named(changes, match):

@@ -98,6 +98,11 @@ def pde_values(cfg: Mapping[str, Any]) -> list[Value]:
     )
 
 
+def trained_models(study: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The models a preset trains (``run`` true), by key, in the study file's order."""
+    return {key: spec for key, spec in study.get("models", {}).items() if spec["run"]}
+
+
 def runs(study: Mapping[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
     """Every training run by ``(pde, run)``: its protocol, model spec, training values
     (``train``, with the share of each value's trajectories used, ``fractions``),
@@ -108,7 +113,7 @@ def runs(study: Mapping[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
     for pde, cfg in study["pdes"].items():
         seen = values_of(cfg, "seen")
         tested = sorted({*seen, *values_of(cfg, "unseen")})
-        for model, spec in study.get("models", {}).items():
+        for model, spec in trained_models(study).items():
             base = {"protocol": "cape", "spec": spec, "train": seen, "test": tested}
             out[pde, model] = {**base, "curriculum": curriculum}
             if model in study["teacher_forcing"]:
@@ -182,18 +187,18 @@ class ParametricKind(StudyKind):
         "pdes": {"dataset", "seen", "unseen", "pdebench", "basic"},
         "training": {"epochs", "pdebench_epochs", "seeds", "batch_size", "step_epochs"},
         "basic_forms": {"target_fractions", "optimizer_steps"},
-        # a narrower model, or fewer epochs, where the paper's cost a laptop too much
-        # (quick's U-Nets)
-        "models": {"hparams", "training"},
+        # a narrower model, or fewer epochs, where the paper's cost a laptop too much, or
+        # none (run: false; quick's U-Nets)
+        "models": {"run", "hparams", "training"},
         "figures": None,
     }
 
     def check(self, where: str, study: Mapping[str, Any]) -> None:
-        if not study.get("models") and "basic_forms" not in study:
+        if not trained_models(study) and "basic_forms" not in study:
             raise ConfigError(
-                f"config key '{where}.models': no models and no basic_forms: nothing to train"
+                f"config key '{where}.models': no model run and no basic_forms: nothing to train"
             )
-        needed = {"cape"} if study.get("models") else set()
+        needed = {"cape"} if trained_models(study) else set()
         needed |= {"pdebench"} if any(c.get("pdebench") for c in study["pdes"].values()) else set()
         if "basic_forms" in study:
             needed.add(study["basic_forms"]["protocol"])
@@ -234,6 +239,14 @@ class ParametricKind(StudyKind):
                     )
             if cfg["pdebench"] and "pdebench_model" not in study:
                 raise ConfigError(f"config key '{where}.pdebench_model': needed by {here}.pdebench")
+        single = {"pdebench_model": study.get("pdebench_model")}
+        single["basic_forms.model"] = study.get("basic_forms", {}).get("model")
+        for key, spec in single.items():
+            if spec is not None and not spec["run"]:
+                raise ConfigError(
+                    f"config key '{where}.{key}.run': only models across values can be left "
+                    "out; leave out this experiment's values instead"
+                )
         for key in study["teacher_forcing"]:
             if key not in study.get("models", {}):
                 raise ConfigError(
@@ -272,7 +285,7 @@ class ParametricKind(StudyKind):
 
     def targets(self, name: str, study: Mapping[str, Any]) -> list[str]:
         out = []
-        if study.get("models"):
+        if trained_models(study):
             out += table_files(name, TABLES) + figure_files(name, FIGURES)
         if "basic_forms" in study:
             out += table_files(name, ["basic_forms"]) + figure_files(name, BASIC_FORMS_FIGURES)
@@ -310,7 +323,7 @@ class ParametricKind(StudyKind):
             "come from limited finite-volume schemes."
         )
         section = SummarySection(title=study["title"], tables=[], report_tables=[], figures=[])
-        if study.get("models"):
+        if trained_models(study):
             section.tables += [f"results/{name}/tables/{t}.md" for t in TABLES]
             section.report_tables += [
                 {"path": f"results/{name}/tables/parameters.csv", "caption": parameters},
@@ -353,7 +366,7 @@ class ParametricKind(StudyKind):
         counts["preprocess"] = len(preprocess_targets(name, study))
         trained = len(runs(study)) * study["training"]["seeds"]
         counts += Counter(train_parametric=trained, evaluate_parametric=trained)
-        if study.get("models"):
+        if trained_models(study):
             counts += Counter(parametric_tables=1, plot_parametric=1)
         if "basic_forms" in study:
             counts += Counter(basic_forms_table=1, plot_basic_forms=1)

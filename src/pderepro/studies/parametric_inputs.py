@@ -13,6 +13,7 @@ from pderepro.studies.parametric import (
     parameters_of,
     protocol_resolution,
     runs,
+    trained_models,
     value_tag,
     values_of,
 )
@@ -87,7 +88,7 @@ def rollout_files(plan, study: str, **_: Any) -> list[str]:
     return [
         f"results/{study}/{pde}/predictions/{model}/seed0.nc"
         for pde in cfg["pdes"]
-        for model in cfg["models"]
+        for model in trained_models(cfg)
     ]
 
 
@@ -121,13 +122,14 @@ def _pdebench_run(pde_cfg: Any) -> str:
 
 def tables_params(plan, study: str, **_: Any) -> dict[str, Any]:
     cfg = plan.studies[study]
-    models = list(cfg["models"])
+    models = trained_models(cfg)
     order = [m for model in models for m in (model, model + TEACHER_FORCING)]
     return {
         "model_order": order,
         "published": cfg["published"].get("values", {}),
         "version": cfg["published"].get("version", ""),
-        "cape_pairs": {k: m["baseline"] for k, m in cfg["models"].items() if "baseline" in m},
+        # a pair whose base model the preset does not train has no gain to show
+        "cape_pairs": {k: m["baseline"] for k, m in models.items() if m.get("baseline") in models},
         "pdebench_sizes": {
             pde: {
                 "n_train": pde_cfg["dataset"]["n_train"],
