@@ -41,7 +41,7 @@ from torch import Tensor, nn
 from pderepro.config import load_yaml
 from pderepro.models.pinn_mlp import CoordinateMLP
 from pderepro.runtime import set_threads
-from pderepro.studies.physics_informed import run_settings
+from pderepro.studies.physics_informed import mlp_hparams, run_settings
 from pderepro.training.pinn.loop import (
     Budget,
     LossSetup,
@@ -102,7 +102,7 @@ class Convection:
                                 "convection", method)["method"]  # fmt: skip
         torch.manual_seed(self.seed)
         domain = self.problem.domain
-        model = CoordinateMLP([domain.x, domain.t], seed=self.seed, **self.spec["network"])
+        model = CoordinateMLP(domain.bounds, seed=self.seed, **mlp_hparams(self.spec["network"]))
         generator = torch.Generator().manual_seed(self.seed)
         sampler = build_sampler(settings["sampler"], domain, self.n_points, generator,
                                 seed=self.seed, options=settings["sampler_options"])  # fmt: skip

@@ -56,7 +56,7 @@ from torch import nn
 from pderepro.config import load_yaml
 from pderepro.models.pinn_mlp import CoordinateMLP
 from pderepro.runtime import set_threads
-from pderepro.studies.physics_informed import run_settings
+from pderepro.studies.physics_informed import mlp_hparams, run_settings
 from pderepro.training.pinn.loop import (
     Budget,
     LossSetup,
@@ -101,7 +101,7 @@ class Case:
         )  # fmt: skip
         self.seed, domain = seed, self.problem.domain
         torch.manual_seed(seed)
-        self.model = CoordinateMLP([domain.x, domain.t], seed=seed, **spec["network"])
+        self.model = CoordinateMLP(domain.bounds, seed=seed, **mlp_hparams(spec["network"]))
         if init == "glorot":
             for layer in self.linears(self.model):
                 nn.init.xavier_normal_(layer.weight)
@@ -116,8 +116,7 @@ class Case:
         # the initial and boundary points train_pinn draws (a scrambled Sobol set)
         self.conditions = PinnObjective(self.problem, self.setup, seed,
                                         self.sampler.dtype)  # fmt: skip
-        x, t = self.problem.domain.grid(spec["reference_grid"]["nx"],
-                                        spec["reference_grid"]["nt"])  # fmt: skip
+        x, t = self.problem.domain.grid(spec["reference_grid"])
         self.u_ref = self.problem.reference(x, t)  # (nt, nx)
         xx, tt = np.meshgrid(x, t)  # (nt, nx)
         self.grid = torch.as_tensor(np.stack([xx.ravel(), tt.ravel()], 1), dtype=torch.float32)

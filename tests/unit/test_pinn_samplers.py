@@ -15,7 +15,7 @@ from pderepro.training.pinn.samplers import (
     build_weighting,
 )
 
-DOMAIN = Domain(x=(0.0, 2 * math.pi), t=(0.0, 1.0))
+DOMAIN = Domain.space_time(x=(0.0, 2 * math.pi), t=(0.0, 1.0), periodic=True)
 N = 64
 
 

@@ -68,15 +68,13 @@ rule plot_pinn:
         fields=from_plan(physics_informed.field_files),
         references=from_plan(physics_informed.reference_files),
     output:
-        **{
-            f"{f}_{ext}": f"results/{{study}}/figures/{f}.{ext}"
-            for f in physics_informed.FIGURES
-            for ext in ("png", "pdf")
-        },
+        png="results/{study}/figures/{figure}.png",
+        pdf="results/{study}/figures/{figure}.pdf",
     log:
-        "results/logs/plot_pinn/{study}.log",
+        "results/logs/plot_pinn/{study}/{figure}.log",
     wildcard_constraints:
         study=matching(PLAN.of_kind("physics_informed")),
+        figure=matching(physics_informed.FIGURE_NAMES),
     conda:
         ENV
     params:

@@ -2,8 +2,10 @@
 
 One row per (problem, method): the mean, std, extremes and each seed's relative L2 error
 of the final network on the reference grid, the iterations, time per iteration and run,
-beside the paper's value and iterations; and per problem one no-learning reference row,
-the initial condition held constant in time.
+a trained scalar (an eigenvalue) beside its reference where the problem has one, beside
+the paper's value and iterations; and per problem one no-learning reference row (the
+problem's: the initial condition held constant in time, or zero, or an untrained trial
+function).
 """
 
 from __future__ import annotations
@@ -18,28 +20,24 @@ import pandas as pd
 PINN_RUN_COLUMNS = [
     "problem", "method", "seed", "rel_l2", "validation_residual", "loss", "residual_loss",
     "adam_iterations",
-    "lbfgs_iterations", "s_per_iteration", "train_s", "n_points",
+    "lbfgs_iterations", "s_per_iteration", "train_s", "n_points", "quantity",
 ]  # fmt: skip
 #: Columns of results/<study>/tables/errors.csv.
 ERRORS_COLUMNS = [
     "problem", "method", "label", "n_seeds", "rel_l2_mean", "rel_l2_std", "rel_l2_min",
-    "rel_l2_max", "rel_l2_seeds", "residual_loss", "validation_residual", "adam_iterations",
-    "lbfgs_iterations", "s_per_iteration", "train_s", "published", "published_iterations",
-    "published_verified",
+    "rel_l2_max", "rel_l2_seeds", "quantity_mean", "quantity_std", "quantity_seeds",
+    "quantity_reference", "quantity_rel_error", "residual_loss", "validation_residual",
+    "adam_iterations",
+    "lbfgs_iterations", "s_per_iteration", "train_s", "published", "published_best",
+    "published_iterations", "published_verified",
 ]  # fmt: skip
-#: The method key and label of the no-learning reference rows.
-HELD_INITIAL = "initial_condition_held"
-HELD_INITIAL_LABEL = "initial condition held (no learning)"
-
-
-def held_initial_error(u_ref: np.ndarray) -> float:
-    """Relative L2 of ``u(x, t) = u(x, 0)`` against the reference ``(nt, nx)``."""
-    return float(np.linalg.norm(u_ref - u_ref[:1]) / np.linalg.norm(u_ref))
+#: The method key of the no-learning reference rows.
+NO_LEARNING = "no_learning"
 
 
 def errors_table(
     runs: pd.DataFrame,
-    references: Mapping[str, np.ndarray],
+    no_learning: Mapping[str, tuple[str, float, float | None]],
     *,
     problems: Mapping[str, Mapping[str, Any]],
     methods: Mapping[str, str],
@@ -52,8 +50,10 @@ def errors_table(
     ----------
     runs : DataFrame
         Every run's metrics row (:data:`PINN_RUN_COLUMNS`).
-    references : mapping
-        ``{problem: u_ref (nt, nx)}``.
+    no_learning : mapping
+        ``{problem: (label, error, quantity)}`` of each problem's no-learning row
+        (:meth:`~pderepro.training.pinn.problems.Problem.no_learning`; ``quantity``: the
+        reference value of its trained scalar, or None).
     problems, methods : mapping
         Labels (and budgets) by key, in table order.
     published : mapping
@@ -68,12 +68,21 @@ def errors_table(
             group = group.sort_values("seed")
             errors = group["rel_l2"].to_numpy(dtype=float)
             value = values.get(problem, {}).get(method)
+            reference = no_learning[problem][2]
+            trained = group["quantity"].to_numpy(dtype=float)
             rows.append({
                 "problem": problem, "method": method, "label": label,
                 "n_seeds": len(group), "rel_l2_mean": errors.mean(),
                 "rel_l2_std": errors.std(ddof=1) if len(errors) > 1 else np.nan,
                 "rel_l2_min": errors.min(), "rel_l2_max": errors.max(),
                 "rel_l2_seeds": ", ".join(f"{e:.3g}" for e in errors),
+                **({} if reference is None else {
+                    "quantity_mean": trained.mean(),
+                    "quantity_std": trained.std(ddof=1) if len(trained) > 1 else np.nan,
+                    "quantity_seeds": ", ".join(f"{q:.7g}" for q in trained),
+                    "quantity_reference": reference,
+                    "quantity_rel_error": abs(trained.mean() - reference) / abs(reference),
+                }),
                 "residual_loss": group["residual_loss"].mean(),
                 "validation_residual": group["validation_residual"].mean(),
                 "adam_iterations": int(group["adam_iterations"].iloc[0]),
@@ -81,16 +90,25 @@ def errors_table(
                 "s_per_iteration": group["s_per_iteration"].mean(),
                 "train_s": group["train_s"].mean(),
                 "published": value,
+                "published_best": published.get("best", {}).get(problem, {}).get(method),
                 "published_iterations": published.get("iterations", {}).get(problem),
                 "published_verified": (
                     None if value is None else method not in unverified.get(problem, [])
                 ),
             })  # fmt: skip
-        held = held_initial_error(references[problem])
+        for name, baseline in published.get("baselines", {}).get(problem, {}).items():
+            rows.append({
+                "problem": problem, "method": f"published_{name}",
+                "label": f"{name} (not run here: {baseline['source']})",
+                "n_seeds": 0, "published": baseline["value"],
+                "published_iterations": published.get("iterations", {}).get(problem),
+                "published_verified": name not in unverified.get(problem, []),
+            })  # fmt: skip
+        label, held, reference = no_learning[problem]
         rows.append({
-            "problem": problem, "method": HELD_INITIAL, "label": HELD_INITIAL_LABEL,
+            "problem": problem, "method": NO_LEARNING, "label": label,
             "n_seeds": 0, "rel_l2_mean": held, "rel_l2_min": held, "rel_l2_max": held,
-            "adam_iterations": 0, "lbfgs_iterations": 0,
+            "quantity_reference": reference, "adam_iterations": 0, "lbfgs_iterations": 0,
         })  # fmt: skip
     table = pd.DataFrame(rows, columns=ERRORS_COLUMNS)
     budgets = "; ".join(
@@ -106,9 +124,13 @@ def errors_table(
         "points, validation_residual: the mean squared residual at fresh points never trained "
         "on (what budgets are chosen on; far above residual_loss, the network fits its points "
         "and nothing between them), both means over seeds; s_per_iteration: the Adam phase, "
-        f"logging excluded. Ours: preset {preset}, "
-        f"{budgets}. The {HELD_INITIAL_LABEL} row is the reference's initial condition held "
-        f"constant in time. Published: {published.get('source', 'none')}; metric "
+        "logging excluded; quantity: a trained scalar (an eigenvalue) at the end, mean and "
+        "std over seeds and each seed, beside its reference (quantity_rel_error: of the "
+        f"mean). published_best: the paper's best seed; rows 'not run here' hold numbers the "
+        "paper copied from other papers (their sources named), never ours. "
+        f"Ours: preset {preset}, {budgets}. The no-learning row ("
+        f"{'; '.join(f'{k}: {v[0]}' for k, v in no_learning.items())}) is what a reader "
+        f"gets without training. Published: {published.get('source', 'none')}; metric "
         f"{published.get('metric', 'as the paper states it')}; published_iterations: "
         f"{published.get('iterations_source', 'the paper')}; empty cells: not retrieved."
     )

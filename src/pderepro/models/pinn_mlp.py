@@ -1,4 +1,5 @@
-"""The coordinate networks of the physics-informed kind: ``(x, t) -> u``.
+"""The coordinate MLP of the physics-informed kind: ``(x, t) -> u`` (or any box's
+coordinates; the ``periodic`` embedding needs ``(x, t)``).
 
 A tanh MLP on inputs mapped to ``[-1, 1]`` over the problem's domain, optionally behind an
 embedding of ``x``:
@@ -73,14 +74,15 @@ class CoordinateMLP(nn.Module):
         self.register_buffer("span", span)
         if embedding == "fourier":
             generator = torch.Generator().manual_seed(self.seed)
-            frequencies = self.sigma * torch.randn(2, self.features, generator=generator)
-            self.register_buffer("frequencies", frequencies)  # (2, features)
+            dim = len(self.bounds)
+            frequencies = self.sigma * torch.randn(dim, self.features, generator=generator)
+            self.register_buffer("frequencies", frequencies)  # (dim, features)
             n_in = 2 * self.features
         elif embedding == "periodic":
             self.register_buffer("harmonics", torch.arange(1, self.features + 1.0))
             n_in = 2 * self.features + 1
         else:
-            n_in = 2
+            n_in = len(self.bounds)
         layers: list[nn.Module] = []
         for i in range(self.depth):
             layers += [nn.Linear(n_in if i == 0 else self.width, self.width), nn.Tanh()]
@@ -96,7 +98,7 @@ class CoordinateMLP(nn.Module):
         }  # fmt: skip
 
     def forward(self, points: Tensor) -> Tensor:
-        """Parameters: points, Tensor (n, 2) of (x, t). Returns: Tensor (n,)."""
+        """Parameters: points, Tensor (n, dim). Returns: Tensor (n,)."""
         if self.embedding == "periodic":
             # the harmonics of x on its own period; t scaled (or raw) beside them
             phase = 2 * math.pi * (points[:, :1] - self.lower[0]) / self.span[0]

@@ -5,7 +5,13 @@
 * ``propagation_failure``: for one problem, the absolute residual field and the
   collocation points at a few iterations (seed 0), one row per method: a PINN stuck at a
   trivial solution shows a thin band of high residual its points never reach;
-* ``predictions``: the reference and each method's prediction (seed 0), one row per problem.
+* ``predictions``: the reference and each method's prediction (seed 0), one row per
+  problem: fields over the plane of a two-coordinate domain (a three-coordinate one's at
+  its last time), curves on a one-coordinate one;
+* ``<quantity>_vs_iteration``: a trained scalar (an eigenvalue) against iteration, beside
+  its reference, one panel per problem that trains one.
+
+Rule plot_pinn makes one figure per job (:func:`plot_pinn_figure`).
 """
 
 from __future__ import annotations
@@ -47,7 +53,7 @@ def plot_error_vs_iteration(histories: Sequence[str], problems: Mapping[str, str
         sns.lineplot(data=data[data["problem"] == label], x="iteration", y="rel_l2",
                      hue="method", hue_order=list(methods.values()), errorbar=("pi", 100),
                      ax=ax, legend=ax is axes[0, -1])  # fmt: skip
-        ax.set(yscale="log", title=label, ylabel="relative L2 (reference grid)")
+        ax.set(yscale="log", title=label, ylabel="error (reference grid)")
     legend_outside(axes[0, -1])
     save_figure(fig, *paths)
 
@@ -81,43 +87,120 @@ def plot_propagation_failure(fields: Mapping[tuple[str, str], xr.Dataset],
     save_figure(fig, *paths)
 
 
+def _field_row(axes, ref: xr.Dataset, fields, problem: str, columns: list[str],
+               methods: Mapping[str, str], label: str):  # fmt: skip
+    """Row of fields ``u`` over the plane: the reference, then each method."""
+    second, first = ref["u"].dims  # (t, x) or (y, x)
+    limit = float(np.abs(ref["u"]).max())
+    for col, key in enumerate(columns):
+        ax = axes[col]
+        u = ref["u"].values if key == "reference" else fields[problem, key]["u_pred"].values
+        image = ax.pcolormesh(ref[second], ref[first], u.T, cmap="RdBu_r", vmin=-limit,
+                              vmax=limit, shading="auto")  # fmt: skip
+        ax.set_title("reference" if key == "reference" else methods[key], fontsize=8)
+        ax.set_xlabel(second)
+        if col == 0:
+            ax.set_ylabel(f"{label}\n{first}")
+    return image
+
+
+def _curve_row(axes, ref: xr.Dataset, fields, problem: str, methods: Mapping[str, str],
+               label: str) -> None:  # fmt: skip
+    """One panel of curves ``u(x)``: the reference and each method (seed 0)."""
+    (name,) = ref["u"].dims
+    ax = axes[0]
+    ax.plot(ref[name], ref["u"], color="black", lw=2.5, alpha=0.4, label="reference")
+    for key, method_label in methods.items():
+        ax.plot(ref[name], fields[problem, key]["u_pred"], lw=1, label=method_label)
+    ax.set(title=label, xlabel=name, ylabel="u")
+    ax.legend(fontsize=7)
+    for ax in axes[1:]:
+        ax.set_visible(False)
+
+
 def plot_predictions(fields: Mapping[tuple[str, str], xr.Dataset],
                      references: Mapping[str, xr.Dataset], problems: Mapping[str, str],
                      methods: Mapping[str, str], paths: list[str]) -> None:  # fmt: skip
     columns = ["reference", *methods]
-    fig, axes = plt.subplots(len(problems), len(columns),
-                             figsize=(2.4 * len(columns), 2.9 * len(problems)),
-                             layout="constrained",
-                             squeeze=False, sharey="row")  # fmt: skip
-    for row, problem in enumerate(problems):
+    references, fields, problems = dict(references), dict(fields), dict(problems)
+    for problem in problems:  # a (t, y, x) field is shown at its last time
+        if references[problem]["u"].ndim == 3:
+            references[problem] = references[problem].isel(t=-1)
+            for method in methods:
+                fields[problem, method] = fields[problem, method].isel(t=-1)
+            time = float(references[problem]["t"])
+            problems[problem] = f"{problems[problem]}, t = {time:g}"
+    planes = [p for p in problems if references[p]["u"].ndim == 2]
+    n_cols = len(columns) if planes else 1
+    curves = len(problems) - len(planes)
+    fig, axes = plt.subplots(len(problems) if planes else 1, n_cols if planes else curves,
+                             figsize=(2.4 * len(columns), 2.9 * len(problems)) if planes
+                             else (4.2 * curves, 3.4),
+                             layout="constrained", squeeze=False)  # fmt: skip
+    for row, (problem, label) in enumerate(problems.items()):
         ref = references[problem]
-        limit = float(np.abs(ref["u"]).max())
-        for col, key in enumerate(columns):
-            ax = axes[row, col]
-            u = ref["u"].values if key == "reference" else fields[problem, key]["u_pred"].values
-            image = ax.pcolormesh(ref["t"], ref["x"], u.T, cmap="RdBu_r", vmin=-limit,
-                                  vmax=limit, shading="auto")  # fmt: skip
-            ax.set_title("reference" if key == "reference" else methods[key], fontsize=8)
-            ax.set_xlabel("t")
-            if col == 0:
-                ax.set_ylabel(f"{problems[problem]}\nx")
-        fig.colorbar(image, ax=axes[row].tolist(), shrink=0.8)
-    fig.suptitle("Predictions of seed 0 against the reference")
+        if ref["u"].ndim == 2:
+            image = _field_row(axes[row], ref, fields, problem, columns, methods, label)
+            fig.colorbar(image, ax=axes[row].tolist(), shrink=0.8)
+        elif planes:
+            _curve_row(axes[row], ref, fields, problem, methods, label)
+        else:  # every problem in one dimension: one panel each, side by side
+            _curve_row(axes[:, row], ref, fields, problem, methods, label)
+    fig.suptitle("Predictions of seed 0 against the reference (an eigenfunction's sign "
+                 "aligned with the reference's)" if not planes else
+                 "Predictions of seed 0 against the reference")  # fmt: skip
     save_figure(fig, *paths)
 
 
-def plot_pinn_figures(*, histories: Sequence[str], fields: Sequence[str],
-                      references: Sequence[str], outputs: Mapping[str, str], title: str,
-                      problems: Mapping[str, str], methods: Mapping[str, str],
-                      failure: Mapping[str, Any]) -> None:  # fmt: skip
-    """Write the three figures (PNG and PDF each) to ``outputs['<figure>_<ext>']``."""
+def plot_quantity_vs_iteration(histories: Sequence[str], references: Mapping[str, xr.Dataset],
+                               quantity: str, problems: Mapping[str, str],
+                               methods: Mapping[str, str], paths: list[str]) -> None:  # fmt: skip
+    """The trained scalar ``quantity`` against iteration (mean over seeds, band: their
+    range), its reference dashed, one panel per problem whose reference holds it."""
+    frames = []
+    for path in histories:
+        problem, method, seed = _run_key(path)
+        history = pd.read_csv(path)
+        if quantity in history:
+            frames.append(history.assign(problem=problem, method=methods[method], seed=seed))
+    data = pd.concat(frames, ignore_index=True)
+    shown = [p for p in problems if p in set(data["problem"])]
+    fig, axes = plt.subplots(1, len(shown), figsize=(4.6 * len(shown), 3.6), squeeze=False)
+    for ax, problem in zip(axes[0], shown, strict=True):
+        sns.lineplot(data=data[data["problem"] == problem], x="iteration", y=quantity,
+                     hue="method", hue_order=list(methods.values()), errorbar=("pi", 100),
+                     ax=ax, legend=ax is axes[0, -1])  # fmt: skip
+        title = problems[problem]
+        if quantity in references[problem]:
+            value = float(references[problem][quantity])
+            ax.axhline(value, color="black", ls="--", lw=1)
+            title = f"{title}\nreference (dashed) {value:.6g}"
+        ax.set(title=title, ylabel=quantity)
+    legend_outside(axes[0, -1])
+    save_figure(fig, *paths)
+
+
+def plot_pinn_figure(*, name: str, histories: Sequence[str], fields: Sequence[str],
+                     references: Sequence[str], outputs: Mapping[str, str], title: str,
+                     problems: Mapping[str, str], methods: Mapping[str, str],
+                     figures: Mapping[str, Any]) -> None:  # fmt: skip
+    """Write the figure ``name`` (PNG and PDF) to ``outputs['png']``, ``outputs['pdf']``."""
     apply_theme()
-    plot_error_vs_iteration(histories, problems, methods, _outputs(outputs, "error_vs_iteration"))
+    paths = [outputs["png"], outputs["pdf"]]
+    if name == "error_vs_iteration":
+        plot_error_vs_iteration(histories, problems, methods, paths)
+        return
+    refs = {Path(p).stem: xr.load_dataset(p) for p in references}
+    if name == f"{figures.get('quantity')}_vs_iteration":
+        plot_quantity_vs_iteration(histories, refs, figures["quantity"], problems, methods, paths)
+        return
     runs = {}
     for path in fields:
         problem, method, _ = _run_key(path)
         runs[problem, method] = xr.load_dataset(path)
-    refs = {Path(p).stem: xr.load_dataset(p) for p in references}
-    plot_propagation_failure(runs, failure, problems, methods,
-                             _outputs(outputs, "propagation_failure"))  # fmt: skip
-    plot_predictions(runs, refs, problems, methods, _outputs(outputs, "predictions"))
+    if name == "propagation_failure":
+        plot_propagation_failure(runs, figures, problems, methods, paths)
+    elif name == "predictions":
+        plot_predictions(runs, refs, problems, methods, paths)
+    else:
+        raise ValueError(f"no figure {name!r} in this study")

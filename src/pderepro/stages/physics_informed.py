@@ -22,11 +22,11 @@ from pderepro.data.io import atomic_write, open_netcdf, write_netcdf
 from pderepro.data.provenance import provenance_attrs
 from pderepro.evaluation.pinn_tables import PINN_RUN_COLUMNS, errors_table
 from pderepro.evaluation.tables import write_table
-from pderepro.models.pinn_mlp import CoordinateMLP
-from pderepro.plotting.pinn import plot_pinn_figures
+from pderepro.models.pinn_gaussian import build_coordinate_network
+from pderepro.plotting.pinn import plot_pinn_figure
 from pderepro.runtime import set_threads
 from pderepro.training.checkpoint import save_checkpoint
-from pderepro.training.pinn.loop import Budget, LossSetup, Reference, train_pinn
+from pderepro.training.pinn.loop import Budget, LossSetup, PinnField, Reference, train_pinn
 from pderepro.training.pinn.problems import build_problem
 from pderepro.training.pinn.samplers import build_sampler, build_weighting
 
@@ -36,21 +36,30 @@ log = logging.getLogger(__name__)
 SAMPLER_SEED_OFFSET = 1_000_003
 
 
+def _coords(pde, axes) -> dict[str, Any]:
+    return {name: (name, axis, {"long_name": "time" if name == "t" else f"coordinate {name}",
+                                "units": "1"})
+            for name, axis in zip(pde.domain.names, axes, strict=True)}  # fmt: skip
+
+
 def run_pinn_reference(
     *, output: str, problem: str, parameters: Mapping[str, float], grid: Mapping[str, int]
 ) -> None:
-    """Write a problem's reference solution ``u(t, x)`` on its grid (NetCDF, CF)."""
+    """Write a problem's reference solution on its grid (NetCDF, CF), dimensions in the
+    domain's coordinates reversed (``(t, x)``), and the reference value of the problem's
+    trainable scalar, if it has one, as a scalar variable named after it."""
     pde = build_problem(problem, dict(parameters))
-    x, t = pde.domain.grid(grid["nx"], grid["nt"])
-    u = pde.reference(x, t)  # (nt, nx)
+    axes = pde.domain.grid(grid)
+    u = pde.reference(*axes)
     if not np.all(np.isfinite(u)):
         raise FloatingPointError(f"the reference of {problem} {dict(parameters)} is not finite")
+    data = {"u": (pde.domain.names[::-1], u, {"long_name": "reference solution u", "units": "1"})}
+    if pde.quantity:
+        attrs = {"long_name": f"reference {pde.quantity}", "units": "1"}
+        data[pde.quantity] = ((), pde.reference_quantity(), attrs)
     ds = xr.Dataset(
-        {"u": (("t", "x"), u, {"long_name": "reference solution u(x, t)", "units": "1"})},
-        coords={
-            "x": ("x", x, {"long_name": "position", "units": "1"}),
-            "t": ("t", t, {"long_name": "time", "units": "1"}),
-        },
+        data,
+        coords=_coords(pde, axes),
         attrs={
             **provenance_attrs(
                 title=f"reference solution of {problem}",
@@ -61,7 +70,15 @@ def run_pinn_reference(
         },
     )
     write_netcdf(ds, output)
-    log.info("%s reference (%s): %d x %d", problem, pde.reference_method, len(t), len(x))
+    log.info("%s reference (%s): %s", problem, pde.reference_method, u.shape)
+
+
+def read_reference(path: str, pde) -> Reference:
+    """A reference file written by :func:`run_pinn_reference`, for ``pde``'s domain."""
+    ds = open_netcdf(path, required=("u",))
+    axes = tuple(ds[name].values for name in pde.domain.names)
+    quantity = float(ds[pde.quantity].values) if pde.quantity else None
+    return Reference(axes=axes, u=ds["u"].values.astype(np.float64), quantity=quantity)
 
 
 def run_train_pinn(
@@ -82,12 +99,14 @@ def run_train_pinn(
     torch.manual_seed(seed)
     spec, method = settings["problem"], settings["method"]
     problem = build_problem(spec["problem"], dict(spec["parameters"]))
-    ds = open_netcdf(reference, required=("u",))
-    ref = Reference(x=ds["x"].values, t=ds["t"].values, u=ds["u"].values.astype(np.float64))
+    ref = read_reference(reference, problem)
     # the points' own stream: torch's global stream (the weights) seeded alike would make
     # the first points affine copies of the first layer's initial weights
     generator = torch.Generator().manual_seed(seed + SAMPLER_SEED_OFFSET)
-    model = CoordinateMLP([problem.domain.x, problem.domain.t], seed=seed, **spec["network"])
+    network = dict(spec["network"])
+    network = build_coordinate_network(network.pop("architecture", "mlp"), problem.domain.bounds,
+                                       seed=seed, **network)  # fmt: skip
+    model = PinnField(problem, network)
     losses = dict(spec["losses"])
     sampler = build_sampler(
         method["sampler"], problem.domain, losses.pop("n_collocation"), generator,
@@ -100,10 +119,13 @@ def run_train_pinn(
         decay_every=training["decay_every"], decay_factor=training["decay_factor"],
         lbfgs_iterations=training["lbfgs_iterations"], log_every=settings["log_every"],
     )  # fmt: skip
+    # residual snapshots of two-coordinate domains (a field over a plane), Adam phase
     snapshots = sorted({round(f * budget.iterations) for f in settings["snapshots"]})
+    if problem.domain.dim != 2 or seed != 0:
+        snapshots = []
     run = train_pinn(
         problem, model, sampler, weighting, budget=budget, setup=LossSetup(**losses),
-        seed=seed, reference=ref, snapshot_iterations=snapshots if seed == 0 else (),
+        seed=seed, reference=ref, snapshot_iterations=snapshots,
     )  # fmt: skip
     history = pd.DataFrame(run.history)
     atomic_write(outputs["history"], lambda tmp: history.to_csv(tmp, index=False))
@@ -116,6 +138,7 @@ def run_train_pinn(
         "adam_iterations": budget.iterations, "lbfgs_iterations": run.lbfgs_iterations_taken,
         "s_per_iteration": run.adam_s_per_iteration, "train_s": run.train_s,
         "n_points": final.get("n_points", math.nan),
+        "quantity": run.quantity,
     }  # fmt: skip
     metrics = pd.DataFrame([row], columns=PINN_RUN_COLUMNS)
     atomic_write(outputs["metrics"], lambda tmp: metrics.to_csv(tmp, index=False))
@@ -123,8 +146,8 @@ def run_train_pinn(
     save_checkpoint(
         outputs["checkpoint"],
         metadata={
-            "architecture": "coordinate_mlp",
-            "hparams": model.hparams(),
+            "architecture": spec["network"].get("architecture", "mlp"),
+            "hparams": network.hparams(),
             "problem": spec["problem"],
             "parameters": dict(spec["parameters"]),
             "method": dict(method),
@@ -133,10 +156,10 @@ def run_train_pinn(
         },  # fmt: skip
         model=model.state_dict(),
     )
-    log.info("%s / %s seed %d: relative L2 %.4g after %d Adam + %d L-BFGS iterations "
-             "(%.2f ms per Adam iteration)", problem_key, method_key, seed, error,
-             budget.iterations, run.lbfgs_iterations_taken,
-             1e3 * run.adam_s_per_iteration)  # fmt: skip
+    log.info("%s / %s seed %d: error %.4g after %d Adam + %d L-BFGS iterations "
+             "(%.2f ms per Adam iteration)%s", problem_key, method_key, seed, error,
+             budget.iterations, run.lbfgs_iterations_taken, 1e3 * run.adam_s_per_iteration,
+             f"; {problem.quantity} {run.quantity:.6g}" if problem.quantity else "")  # fmt: skip
 
 
 def _write_fields(
@@ -145,12 +168,10 @@ def _write_fields(
     """The prediction on the reference grid and the snapshots (residual fields and
     collocation points, NaN-padded to the largest set)."""
     data: dict[str, Any] = {
-        "u_pred": (("t", "x"), run.prediction, {"long_name": "predicted u", "units": "1"}),
-    }
-    coords: dict[str, Any] = {
-        "x": ("x", ref.x, {"long_name": "position", "units": "1"}),
-        "t": ("t", ref.t, {"long_name": "time", "units": "1"}),
-    }
+        "u_pred": (pde.domain.names[::-1], run.prediction, {"long_name": "predicted u",
+                                                            "units": "1"}),
+    }  # fmt: skip
+    coords: dict[str, Any] = _coords(pde, ref.axes)
     if run.snapshots:
         n_max = max(s.points.shape[0] for s in run.snapshots)
         points = np.full((len(run.snapshots), n_max, 2), np.nan)
@@ -165,8 +186,9 @@ def _write_fields(
         data["points_t"] = (("iteration", "point"), points[..., 1], {"units": "1"})
         coords["iteration"] = ("iteration", [s.iteration for s in run.snapshots])
         # the grid _snapshot evaluated on: the domain's ends, both included
-        coords["x_grid"] = ("x_grid", np.linspace(*pde.domain.x, nx), {"units": "1"})
-        coords["t_grid"] = ("t_grid", np.linspace(*pde.domain.t, nt), {"units": "1"})
+        first, second = pde.domain.bounds
+        coords["x_grid"] = ("x_grid", np.linspace(*first, nx), {"units": "1"})
+        coords["t_grid"] = ("t_grid", np.linspace(*second, nt), {"units": "1"})
     ds = xr.Dataset(data, coords=coords, attrs=provenance_attrs(
         title=f"physics-informed run {problem} / {method}", rule="train_pinn",
         params={"problem": problem, "method": method}, seed=seed,
@@ -181,20 +203,25 @@ def run_pinn_tables(
 ) -> None:  # fmt: skip
     """The errors table (CSV and Markdown) from every run's metrics row."""
     runs = pd.concat([pd.read_csv(p) for p in metrics], ignore_index=True)
-    # data/reference/<study>/<problem>.nc
-    refs = {Path(p).stem: open_netcdf(p, required=("u",))["u"].values for p in references}
-    table, caption = errors_table(runs, refs, problems=problems, methods=methods,
+    no_learning = {}
+    for path in references:  # data/reference/<study>/<problem>.nc
+        key = Path(path).stem
+        pde = build_problem(problems[key]["problem"], dict(problems[key]["parameters"]))
+        ref = read_reference(path, pde)
+        label, field_ = pde.no_learning(ref.axes, ref.u)
+        no_learning[key] = (label, pde.error(field_, ref.u), ref.quantity)
+    table, caption = errors_table(runs, no_learning, problems=problems, methods=methods,
                                   published=published, preset=preset)  # fmt: skip
     write_table(table, outputs["errors_csv"], outputs["errors_md"], caption=caption)
 
 
 def run_plot_pinn(
     *, histories: Sequence[str], fields: Sequence[str], references: Sequence[str],
-    outputs: Mapping[str, str], title: str, problems: Mapping[str, str],
-    methods: Mapping[str, str], failure: Mapping[str, Any],
+    outputs: Mapping[str, str], name: str, title: str, problems: Mapping[str, str],
+    methods: Mapping[str, str], figures: Mapping[str, Any],
 ) -> None:  # fmt: skip
-    """The three figures: error against iteration, propagation failure, predictions."""
-    plot_pinn_figures(
-        histories=histories, fields=fields, references=references, outputs=outputs,
-        title=title, problems=problems, methods=methods, failure=failure,
+    """One figure of the study (:func:`pderepro.plotting.pinn.plot_pinn_figure`)."""
+    plot_pinn_figure(
+        name=name, histories=histories, fields=fields, references=references,
+        outputs=outputs, title=title, problems=problems, methods=methods, figures=figures,
     )  # fmt: skip

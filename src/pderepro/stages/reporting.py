@@ -27,6 +27,7 @@ from pderepro.solvers.navier_stokes_box_verification import navier_stokes_box_ve
 from pderepro.solvers.navier_stokes_verification import navier_stokes_verification
 from pderepro.solvers.pdebench_ic_verification import initial_law_verification
 from pderepro.solvers.pdebench_verification import pdebench_verification
+from pderepro.solvers.schrodinger_verification import schrodinger_verification
 from pderepro.solvers.verification import burgers_convergence
 
 
@@ -146,6 +147,7 @@ def run_validate_solvers(*, csv: str, figures: Sequence[str]) -> None:
         pdebench_verification,
         diffusion_reaction_verification,
         allen_cahn_verification,
+        schrodinger_verification,
     ]
     table = pd.concat([study() for study in studies], ignore_index=True)
     atomic_write(csv, lambda tmp: table.to_csv(tmp, index=False, float_format="%.6g"))

@@ -100,7 +100,11 @@ def _keys_outside(
     path: Path, here: str, sizes: Mapping[str, Any], allowed: Mapping[str, Any] | set[str]
 ) -> list[str]:
     """A line per key of ``sizes`` outside ``allowed``: a set of keys, or a mapping from
-    each key to the keys allowed inside it (None: any)."""
+    each key to the keys allowed inside it (None: any; the key ``"*"``: any name, e.g. a
+    problem's, each with the keys it maps to)."""
+    if isinstance(allowed, Mapping) and "*" in allowed:
+        return [e for key, inner in sizes.items() if isinstance(inner, Mapping)
+                for e in _keys_outside(path, f"{here}.{key}", inner, allowed["*"])]  # fmt: skip
     errors = [
         f"{path}: key '{here}.{key}' is not a size; allowed: {sorted(allowed)}"
         for key in sorted(set(sizes) - set(allowed))

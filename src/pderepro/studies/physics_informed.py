@@ -14,6 +14,7 @@ study-file entry.
 from __future__ import annotations
 
 import ast
+import copy
 from collections import Counter
 from collections.abc import Mapping
 from functools import cache
@@ -30,7 +31,23 @@ from pderepro.studies.base import (
 )
 
 TABLES = ("errors",)
-FIGURES = ("error_vs_iteration", "propagation_failure", "predictions")
+#: Every figure a study may ask for (rule plot_pinn makes one per job); the trained
+#: scalar's is ``<quantity>_vs_iteration``.
+FIGURE_NAMES = ["error_vs_iteration", "propagation_failure", "predictions",
+                "[a-z_]+_vs_iteration"]  # fmt: skip
+
+
+def figures(study: Mapping[str, Any]) -> list[str]:
+    """The study's figures: the error and predictions always, the propagation failure and
+    the trained scalar against iteration (``<quantity>_vs_iteration``) where asked for."""
+    names = ["error_vs_iteration", "predictions"]
+    if "failure_problem" in study["figures"]:
+        names.insert(1, "propagation_failure")
+    if "quantity" in study["figures"]:
+        names.append(f"{study['figures']['quantity']}_vs_iteration")
+    return names
+
+
 #: Where a problem's reference solution lands.
 REFERENCE = "data/reference/{study}/{problem}.nc"
 #: One training job's outputs, by name.
@@ -86,15 +103,34 @@ def runs(study: Mapping[str, Any]) -> list[tuple[str, str, int]]:
     ]
 
 
+#: The MLP's settings where a study file leaves them out (raw inputs, as the papers).
+MLP_DEFAULTS = {"embedding": "none", "features": 0, "sigma": 1.0, "scale_inputs": False}
+
+
+def mlp_hparams(network: Mapping[str, Any]) -> dict[str, Any]:
+    """A study file's MLP network as :class:`~pderepro.models.pinn_mlp.CoordinateMLP`'s
+    arguments (its defaults filled, the architecture key dropped)."""
+    return {**MLP_DEFAULTS, **{k: v for k, v in network.items() if k != "architecture"}}
+
+
 def run_settings(study: Mapping[str, Any], problem: str, method: str) -> dict[str, Any]:
     """What one training job needs: the problem's spec and the method's, merged with the
     method's per-problem overrides (``methods.<m>.problems.<p>``: sampler options that
-    depend on the problem's point count, say)."""
-    spec = study["problems"][problem]
+    depend on the problem's point count, say). A method's own network replaces the
+    problem's (another model family: PIG); its optimiser settings are merged into the
+    problem's (never the iteration counts)."""
+    spec = copy.deepcopy(dict(study["problems"][problem]))
     method_spec = dict(study["methods"][method])
     overrides = method_spec.pop("problems", {}).get(problem, {})
     for key in ("sampler_options", "weighting_options"):
         method_spec[key] = {**method_spec.get(key, {}), **overrides.get(key, {})}
+    network = method_spec.pop("network", None) or spec["network"]
+    network = {**network, **overrides.get("network", {})}
+    if network.get("architecture", "mlp") == "mlp":
+        network = {"architecture": "mlp", **MLP_DEFAULTS, **network}
+    spec["network"] = network
+    spec["training"] = {**spec["training"], **method_spec.pop("training", {}),
+                        **overrides.get("training", {})}  # fmt: skip
     weighting = method_spec["weighting_options"]
     share = weighting.pop("budget_share_per_tolerance", None)
     if share is not None:  # the authors' causal PINN: each tolerance at most nIter / 5
@@ -118,8 +154,12 @@ class PhysicsInformedKind(StudyKind):
             "losses": {"n_collocation", "n_initial", "n_boundary"},
             "reference_grid": None,
         },
-        # per method: its pools' sizes and how often they are scored
-        "methods": {"sampler_options": {"pool", "every"}},
+        # per method: its pools' sizes and how often they are scored; its network's
+        # Gaussians (PIG), per problem
+        "methods": {
+            "sampler_options": {"pool", "every"},
+            "problems": {"*": {"network": {"gaussians"}}},
+        },
         "seeds": None,
         "log_every": None,
         "snapshots": None,
@@ -136,10 +176,15 @@ class PhysicsInformedKind(StudyKind):
                     f"not a registered problem ({sorted(problems)})"
                 )
             training = spec["training"]
-            if training["iterations"] < study["log_every"]:
+            if 0 < training["iterations"] < study["log_every"]:
                 raise ConfigError(
                     f"config key '{where}.problems.{key}.training.iterations': "
                     f"{training['iterations']} is below log_every = {study['log_every']}"
+                )
+            if not training["iterations"] and not training["lbfgs_iterations"]:
+                raise ConfigError(
+                    f"config key '{where}.problems.{key}.training': no Adam and no L-BFGS "
+                    "iteration: nothing to train"
                 )
         for key, method in study["methods"].items():
             if method["sampler"] not in samplers:
@@ -159,18 +204,25 @@ class PhysicsInformedKind(StudyKind):
                         f"problem ({sorted(study['problems'])})"
                     )
         figure = study["figures"]
-        for method in figure["failure_methods"]:
+        for method in figure.get("failure_methods", []):
             if method not in study["methods"]:
                 raise ConfigError(
                     f"config key '{where}.figures.failure_methods': {method!r} is not a "
                     f"method ({sorted(study['methods'])})"
                 )
-        if figure["failure_problem"] not in study["problems"]:
+        if "failure_problem" in figure and figure["failure_problem"] not in study["problems"]:
             raise ConfigError(
                 f"config key '{where}.figures.failure_problem': "
                 f"{figure['failure_problem']!r} is not a problem ({sorted(study['problems'])})"
             )
-        for problem, values in study["published"].get("values", {}).items():
+        published = study["published"]
+        for problem in {**published.get("baselines", {}), **published.get("best", {})}:
+            if problem not in study["problems"]:
+                raise ConfigError(
+                    f"config key '{where}.published': no problem {problem!r} "
+                    f"({sorted(study['problems'])})"
+                )
+        for problem, values in {**published.get("values", {})}.items():
             for method in values:
                 if problem not in study["problems"] or method not in study["methods"]:
                     raise ConfigError(
@@ -179,7 +231,7 @@ class PhysicsInformedKind(StudyKind):
                     )
 
     def targets(self, name: str, study: Mapping[str, Any]) -> list[str]:
-        return table_files(name, TABLES) + figure_files(name, FIGURES)
+        return table_files(name, TABLES) + figure_files(name, figures(study))
 
     def summary(self, name: str, study: Mapping[str, Any], preset: str) -> SummarySection:
         published = study["published"]
@@ -191,11 +243,14 @@ class PhysicsInformedKind(StudyKind):
             for key, spec in study["problems"].items()
         )  # fmt: skip
         caption = (
-            "Relative L2 error ||u - u_ref|| / ||u_ref|| (a fraction, not %) of the final "
+            "Relative L2 error ||u - u_ref|| / ||u_ref|| (a fraction, not %; up to sign where "
+            "the problem's solution is defined up to sign, an eigenfunction) of the final "
             "network over the whole reference grid, per problem and method: mean and std "
             f"over {study['seeds']} seed(s) and each seed; iterations and wall time per run "
-            "(s_per_iteration: the Adam phase, logging excluded). The no-learning reference "
-            "row holds the initial condition constant in time. Ours: preset "
+            "(s_per_iteration: the Adam phase, logging excluded); a trained scalar (quantity: "
+            "an energy) beside its reference. The no-learning reference row holds the initial "
+            "condition constant in time (evolution problems) or predicts zero (steady ones; "
+            "the untrained trial function where the problem defines one). Ours: preset "
             f"{preset}, {budgets}. Published: {published.get('source', 'none')} (metric: "
             f"{published.get('metric', 'relative L2 as the paper states it')}; "
             f"published_iterations: {published.get('iterations_source', 'the paper')}); cells "
@@ -205,7 +260,7 @@ class PhysicsInformedKind(StudyKind):
             title=study["title"],
             tables=[f"results/{name}/tables/{t}.md" for t in TABLES],
             report_tables=[{"path": f"results/{name}/tables/errors.csv", "caption": caption}],
-            figures=[f"results/{name}/figures/{f}.png" for f in FIGURES],
+            figures=[f"results/{name}/figures/{f}.png" for f in figures(study)],
         )
 
     def benchmarks(self, name: str, study: Mapping[str, Any]) -> list[str]:
@@ -219,7 +274,7 @@ class PhysicsInformedKind(StudyKind):
             pinn_reference=len(study["problems"]),
             train_pinn=len(runs(study)),
             pinn_tables=1,
-            plot_pinn=1,
+            plot_pinn=len(figures(study)),
         )
 
 
@@ -280,6 +335,8 @@ def tables_params(plan, study: str, **_: Any) -> dict[str, Any]:
         "problems": {
             k: {
                 "label": v.get("label", k),
+                "problem": v["problem"],
+                "parameters": v["parameters"],
                 "iterations": v["training"]["iterations"],
                 "lbfgs_iterations": v["training"]["lbfgs_iterations"],
             }
@@ -291,11 +348,12 @@ def tables_params(plan, study: str, **_: Any) -> dict[str, Any]:
     }
 
 
-def figure_params(plan, study: str, **_: Any) -> dict[str, Any]:
+def figure_params(plan, study: str, figure: str, **_: Any) -> dict[str, Any]:
     cfg = _study(plan, study)
     return {
+        "name": figure,
         "title": cfg["title"],
         "problems": {k: v.get("label", k) for k, v in cfg["problems"].items()},
         "methods": {k: v.get("label", k) for k, v in cfg["methods"].items()},
-        "failure": cfg["figures"],
+        "figures": cfg["figures"],
     }

@@ -1,11 +1,15 @@
-"""The space-time rectangle a physics-informed problem lives on, and its point sets.
+"""The box a physics-informed problem lives on, and its point sets.
 
-Points are rows ``(x, t)`` of a ``(n, 2)`` tensor throughout :mod:`pderepro.training.pinn`:
-collocation points, initial-condition points (``t = t0``) and boundary points alike.
+A domain is one interval per coordinate, named (``("x", "t")`` or ``("x", "y", "t")`` for
+an evolution problem, ``("x", "y")`` or ``("x",)`` for a steady one). Points are rows of a
+``(n, dim)`` tensor throughout :mod:`pderepro.training.pinn`, coordinates in the domain's
+order: collocation points, initial-condition points (``t = t0``) and boundary points
+alike. Time, if any, is the last coordinate; only ``(x, t)`` may be periodic in ``x``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,51 +25,131 @@ POINT_SETS = ("uniform", "sobol", "latin_hypercube")
 
 @dataclass(frozen=True)
 class Domain:
-    """``x in [x_lo, x_hi]`` (periodic or not), ``t in [t_lo, t_hi]``; model units."""
+    """A box in model units.
 
-    x: tuple[float, float]
-    t: tuple[float, float]
-    periodic: bool = True
+    Attributes
+    ----------
+    bounds : tuple of (lo, hi)
+        One interval per coordinate.
+    names : tuple of str
+        The coordinates' names, in order (``"t"``, if present, is time and last).
+    periodic : bool
+        Whether the first coordinate is periodic (its right end then left out of grids).
+    """
+
+    bounds: tuple[tuple[float, float], ...]
+    names: tuple[str, ...]
+    periodic: bool = False
+
+    def __post_init__(self) -> None:
+        if len(self.bounds) != len(self.names) or not self.names:
+            raise ValueError(f"bounds {self.bounds} and names {self.names} do not match")
+        if "t" in self.names[:-1] or self.names == ("t",):
+            raise ValueError(f"time is the last coordinate, after space: got {self.names}")
+        if self.periodic and self.names != ("x", "t"):
+            raise ValueError(f"only the x of an (x, t) domain may be periodic, got {self.names}")
+
+    @classmethod
+    def space_time(cls, x: tuple[float, float], t: tuple[float, float], periodic: bool) -> Domain:
+        """``x in [x_lo, x_hi]`` (periodic or not), ``t in [t_lo, t_hi]``."""
+        return cls(bounds=(tuple(x), tuple(t)), names=("x", "t"), periodic=periodic)
+
+    @classmethod
+    def steady(cls, **bounds: tuple[float, float]) -> Domain:
+        """A box of coordinates by name, in keyword order: ``steady(x=..., y=...)``; a
+        last ``t=...`` makes it an evolution domain with no periodic coordinate."""
+        return cls(bounds=tuple(tuple(b) for b in bounds.values()), names=tuple(bounds))
+
+    @property
+    def dim(self) -> int:
+        return len(self.names)
+
+    @property
+    def evolution(self) -> bool:
+        """Whether the last coordinate is time (an initial condition applies)."""
+        return self.names[-1] == "t"
+
+    def initial_points(self, n: int, seed: int, dtype: torch.dtype) -> Tensor:
+        """``n`` points ``(n, dim)`` at ``t = t0``, Sobol over the space coordinates."""
+        unit = torch.as_tensor(qmc.Sobol(d=self.dim, scramble=True, seed=seed).random(n),
+                               dtype=dtype)  # fmt: skip
+        unit[:, -1] = 0.0
+        return self.scale(unit)
+
+    @property
+    def space_dims(self) -> int:
+        return self.dim - 1 if self.evolution else self.dim
+
+    @property
+    def x(self) -> tuple[float, float]:
+        return self.bounds[0]
+
+    @property
+    def t(self) -> tuple[float, float]:
+        if not self.evolution:
+            raise AttributeError(f"a steady domain {self.names} has no time")
+        return self.bounds[-1]
 
     @property
     def lower(self) -> Tensor:
-        return torch.tensor([self.x[0], self.t[0]], dtype=torch.float64)
+        return torch.tensor([b[0] for b in self.bounds], dtype=torch.float64)
 
     @property
     def width(self) -> Tensor:
-        return torch.tensor([self.x[1] - self.x[0], self.t[1] - self.t[0]], dtype=torch.float64)
+        return torch.tensor([b[1] - b[0] for b in self.bounds], dtype=torch.float64)
 
     def scale(self, unit: Tensor) -> Tensor:
-        """Points of the unit square ``(n, 2)`` mapped onto the domain ``(n, 2)``."""
+        """Points of the unit box ``(n, dim)`` mapped onto the domain ``(n, dim)``."""
         return self.lower.to(unit) + unit * self.width.to(unit)
 
     def uniform(self, n: int, generator: torch.Generator, dtype: torch.dtype) -> Tensor:
-        """``n`` independent uniform points ``(n, 2)`` drawn with ``generator``."""
-        return self.scale(torch.rand(n, 2, generator=generator, dtype=dtype))
+        """``n`` independent uniform points ``(n, dim)`` drawn with ``generator``."""
+        return self.scale(torch.rand(n, self.dim, generator=generator, dtype=dtype))
 
     def point_set(self, kind: str, n: int, seed: int, dtype: torch.dtype) -> Tensor:
-        """``n`` points ``(n, 2)`` of a named set (:data:`POINT_SETS`), seeded by ``seed``.
+        """``n`` points ``(n, dim)`` of a named set (:data:`POINT_SETS`), seeded by ``seed``.
 
         Sobol sets are scrambled (``n`` need not be a power of two: the first ``n`` of
         the sequence); Latin hypercubes are scipy's, uniform are numpy's.
         """
         if kind == "sobol":
-            unit = qmc.Sobol(d=2, scramble=True, seed=seed).random(n)
+            unit = qmc.Sobol(d=self.dim, scramble=True, seed=seed).random(n)
         elif kind == "latin_hypercube":
-            unit = qmc.LatinHypercube(d=2, seed=seed).random(n)
+            unit = qmc.LatinHypercube(d=self.dim, seed=seed).random(n)
         elif kind == "uniform":
-            unit = np.random.default_rng(seed).random((n, 2))
+            unit = np.random.default_rng(seed).random((n, self.dim))
         else:
             raise ValueError(f"unknown point set {kind!r}; choose from {POINT_SETS}")
         return self.scale(torch.as_tensor(unit, dtype=dtype))
 
-    def grid(self, nx: int, nt: int) -> tuple[np.ndarray, np.ndarray]:
-        """A reference grid: ``x (nx,)`` (the right end left out on a periodic domain, as
-        :func:`pderepro.solvers.allen_cahn.periodic_grid`) and ``t (nt,)``, both ends in."""
-        lo, hi = self.x
-        x = periodic_grid(lo, hi, nx) if self.periodic else np.linspace(lo, hi, nx)
-        return x, np.linspace(*self.t, nt)
+    def grid(self, sizes: Mapping[str, int]) -> tuple[np.ndarray, ...]:
+        """A reference grid, one axis per coordinate, ``sizes['n<name>']`` points each
+        (``{"nx": 512, "nt": 201}``): both ends in, except a periodic first coordinate's
+        right end (as :func:`pderepro.solvers.allen_cahn.periodic_grid`)."""
+        wanted = {f"n{name}" for name in self.names}
+        if set(sizes) != wanted:
+            raise ValueError(
+                f"a grid of {self.names} needs sizes {sorted(wanted)}, got {sorted(sizes)}"
+            )
+        axes = []
+        for i, (name, (lo, hi)) in enumerate(zip(self.names, self.bounds, strict=True)):
+            n = int(sizes[f"n{name}"])
+            periodic = self.periodic and i == 0
+            axes.append(periodic_grid(lo, hi, n) if periodic else np.linspace(lo, hi, n))
+        return tuple(axes)
 
     def normalised_time(self, t: Tensor) -> Tensor:
         """``t`` mapped to ``[0, 1]`` over the domain's time interval."""
         return (t - self.t[0]) / (self.t[1] - self.t[0])
+
+    def boundary_points(self, n: int, seed: int, dtype: torch.dtype) -> Tensor:
+        """About ``n`` points ``(m, dim)`` on the faces of the space coordinates (every
+        face alike, Sobol over the face's other coordinates, time included), for a
+        Dirichlet condition; ``m = n`` rounded down to a multiple of the face count."""
+        faces = 2 * self.space_dims
+        per_face = max(n // faces, 1)
+        unit = qmc.Sobol(d=self.dim, scramble=True, seed=seed).random(per_face * faces)
+        unit = torch.as_tensor(unit, dtype=dtype).reshape(faces, per_face, self.dim)
+        for face in range(faces):
+            unit[face, :, face // 2] = float(face % 2)  # the face's own coordinate: 0 or 1
+        return self.scale(unit.reshape(-1, self.dim))

@@ -1,11 +1,14 @@
 """Training of one physics-informed run: Adam with a step decay, then optionally L-BFGS.
 
-Each Adam iteration evaluates the residual at the sampler's points, the initial condition
-at fixed points ``t = t0`` and, on a periodic domain, the mismatch of ``u`` (and of
-``problem.boundary_derivatives`` of its ``x`` derivatives) between the two ends at fixed
-times; the loss is their weighted sum; after the step the sampler moves its points. The
-L-BFGS phase (strong Wolfe line search, float64, the last collocation points) keeps its
-best iterate, since it can return NaN.
+The trained function is a :class:`PinnField`: the network behind the problem's trial
+function, with the problem's trainable scalars (an eigenvalue). Each Adam iteration
+evaluates the residual at the sampler's points; on an evolution domain the initial
+condition (and velocity) at fixed points ``t = t0``; on a periodic domain the mismatch of
+``u`` (and of ``problem.boundary_derivatives`` of its first-coordinate derivatives)
+between the two ends, else the problem's Dirichlet values on the faces, if any. The loss
+is their weighted sum; after the step the sampler moves its points. The L-BFGS phase
+(strong Wolfe line search, float64, the last collocation points) keeps its best iterate,
+since it can return NaN; a budget may be L-BFGS alone (no Adam iteration).
 
 Every ``log_every`` iterations the history records the losses, the sampler's and the
 weighting's state, the *validation residual* (mean squared residual at fixed fresh points
@@ -53,7 +56,7 @@ class Budget:
 
 @dataclass(frozen=True)
 class LossSetup:
-    """Point counts and weights of the three loss terms."""
+    """Point counts and weights of the loss terms."""
 
     n_initial: int
     n_boundary: int
@@ -64,16 +67,35 @@ class LossSetup:
 
 @dataclass
 class Reference:
-    """The reference solution ``u (nt, nx)`` on the grid ``x (nx,)``, ``t (nt,)``."""
+    """The reference solution ``u`` on the grid of ``axes`` (one per coordinate, in the
+    domain's order); ``u`` is shaped by the axes in reverse order (``(nt, nx)``), and
+    ``quantity`` is the reference value of the problem's trainable scalar, if any."""
 
-    x: np.ndarray
-    t: np.ndarray
+    axes: tuple[np.ndarray, ...]
     u: np.ndarray
+    quantity: float | None = None
 
     def points(self, dtype: torch.dtype) -> Tensor:
-        """Grid points ``(nt * nx, 2)`` in the order of ``u.ravel()``."""
-        xx, tt = np.meshgrid(self.x, self.t)  # (nt, nx) each
-        return torch.as_tensor(np.stack([xx.ravel(), tt.ravel()], axis=1), dtype=dtype)
+        """Grid points ``(u.size, dim)`` in the order of ``u.ravel()``."""
+        mesh = np.meshgrid(*self.axes[::-1], indexing="ij")  # each shaped like u
+        return torch.as_tensor(np.stack([m.ravel() for m in mesh[::-1]], axis=1), dtype=dtype)
+
+
+class PinnField(nn.Module):
+    """``u(points)``: the network behind the problem's trial function, and the problem's
+    trainable scalars as parameters of this module (so optimisers, ``double()`` and
+    checkpoints see them)."""
+
+    def __init__(self, problem: Problem, network: nn.Module) -> None:
+        super().__init__()
+        self.problem, self.network = problem, network
+        self.scalars = nn.ParameterDict(problem.trainable())
+
+    def forward(self, points: Tensor) -> Tensor:
+        """Parameters: points, Tensor (n, dim). Returns: Tensor (n,)."""
+        u = self.problem.trial(self.network(points), points)
+        norm = self.problem.norm(lambda p: self.problem.trial(self.network(p), p), points.dtype)
+        return u if norm is None else u / norm
 
 
 @dataclass
@@ -94,42 +116,57 @@ class PinnRun:
     snapshots: list[Snapshot] = field(default_factory=list)
     prediction: np.ndarray | None = None
     rel_l2: float = math.nan  # of the final (kept) network on the reference grid
+    quantity: float = math.nan  # the problem's trainable scalar at the end, if any
     adam_s_per_iteration: float = math.nan
     lbfgs_s_per_iteration: float = math.nan
     lbfgs_iterations_taken: int = 0
     train_s: float = math.nan
 
 
-def relative_l2(model: nn.Module, reference: Reference, dtype: torch.dtype) -> tuple[float, Any]:
-    """``||u - u_ref|| / ||u_ref||`` over the whole reference grid, and the prediction."""
+def reference_error(
+    model: nn.Module, problem: Problem, reference: Reference, dtype: torch.dtype
+) -> tuple[float, Any]:
+    """The problem's error (relative L2, or as the problem defines it) over the whole
+    reference grid, and the prediction."""
     with torch.no_grad():
         pred = model(reference.points(dtype)).double().numpy().reshape(reference.u.shape)
-    return float(np.linalg.norm(pred - reference.u) / np.linalg.norm(reference.u)), pred
+    pred = problem.aligned(pred, reference.u)
+    return problem.error(pred, reference.u), pred
 
 
 class PinnObjective:
-    """The loss of a run: residual, initial and boundary terms at their points."""
+    """The loss of a run: residual, initial, boundary and the problem's own terms."""
 
     def __init__(self, problem: Problem, setup: LossSetup, seed: int, dtype: torch.dtype) -> None:
         self.problem, self.setup = problem, setup
         domain = problem.domain
-        conditions = domain.point_set(
-            "sobol", max(setup.n_initial, setup.n_boundary), seed + CONDITION_SEED_OFFSET, dtype
-        )
-        self.initial = torch.stack(
-            [conditions[: setup.n_initial, 0], torch.full((setup.n_initial,), domain.t[0])], 1
-        ).to(dtype)  # (n_initial, 2) at t = t0
-        self.u0 = problem.initial_condition(self.initial[:, 0])
-        times = conditions[: setup.n_boundary, 1]
-        self.lower_edge = torch.stack([torch.full_like(times, domain.x[0]), times], 1)
-        self.upper_edge = torch.stack([torch.full_like(times, domain.x[1]), times], 1)
+        self.initial = self.u0 = self.v0 = None
+        self.lower_edge = self.upper_edge = self.faces = self.face_values = None
+        if domain.evolution:
+            self.initial = domain.initial_points(setup.n_initial, seed + CONDITION_SEED_OFFSET,
+                                                 dtype)  # (n_initial, dim) at t = t0  # fmt: skip
+            self.u0 = problem.initial_condition(self.initial)
+            self.v0 = problem.initial_velocity(self.initial)
+        if domain.periodic:  # (x, t): the two ends of x at the same Sobol times
+            conditions = domain.point_set("sobol", setup.n_boundary, seed + CONDITION_SEED_OFFSET,
+                                          dtype)  # fmt: skip
+            times = conditions[:, 1]
+            self.lower_edge = torch.stack([torch.full_like(times, domain.x[0]), times], 1)
+            self.upper_edge = torch.stack([torch.full_like(times, domain.x[1]), times], 1)
+        else:
+            faces = domain.boundary_points(setup.n_boundary, seed + CONDITION_SEED_OFFSET, dtype)
+            values = problem.boundary_value(faces)
+            if values is not None:
+                self.faces, self.face_values = faces, values  # (m, dim), (m,)
         self.validation = domain.point_set(
             "uniform", VALIDATION_POINTS, seed + VALIDATION_SEED_OFFSET, dtype
         )
 
     def to(self, dtype: torch.dtype) -> None:
-        for name in ("initial", "u0", "lower_edge", "upper_edge", "validation"):
-            setattr(self, name, getattr(self, name).to(dtype))
+        for name in ("initial", "u0", "v0", "lower_edge", "upper_edge", "faces", "face_values",
+                     "validation"):  # fmt: skip
+            if getattr(self, name) is not None:
+                setattr(self, name, getattr(self, name).to(dtype))
 
     def residual(self, model: nn.Module, points: Tensor) -> Tensor:
         """The residual ``(n,)`` at ``points (n, 2)`` (kept in the graph)."""
@@ -140,9 +177,21 @@ class PinnObjective:
         """Absolute residuals under the current model, detached (for samplers' pools)."""
         return lambda points: self.residual(model, points).detach().abs()
 
+    def initial_loss(self, model: nn.Module) -> Tensor:
+        if self.initial is None:
+            return torch.zeros((), dtype=self.validation.dtype)
+        if self.v0 is None:
+            return torch.mean((model(self.initial) - self.u0) ** 2)
+        points = self.initial.clone().requires_grad_(True)
+        u = model(points)
+        u_t = gradient(u, points)[:, -1]
+        return torch.mean((u - self.u0) ** 2) + torch.mean((u_t - self.v0) ** 2)
+
     def boundary(self, model: nn.Module) -> Tensor:
-        if not self.problem.domain.periodic:
-            return torch.zeros((), dtype=self.initial.dtype)
+        if self.faces is not None:
+            return torch.mean((model(self.faces) - self.face_values) ** 2)
+        if self.lower_edge is None:
+            return torch.zeros((), dtype=self.validation.dtype)
         lower = self.lower_edge.clone().requires_grad_(True)
         upper = self.upper_edge.clone().requires_grad_(True)
         u_lo, u_hi = model(lower), model(upper)
@@ -160,14 +209,14 @@ class PinnObjective:
         residual = self.residual(model, points)  # (n,)
         weights = sampler.point_weights()
         squared = residual**2 if weights is None else weights * residual**2
-        res_loss = weighting.loss(squared, points[:, 1])
-        ic_loss = torch.mean((model(self.initial) - self.u0) ** 2)
+        res_loss = weighting.loss(squared, points[:, -1])
+        ic_loss = self.initial_loss(model)
         bc_loss = self.boundary(model)
         s = self.setup
         total = s.residual_weight * res_loss + s.initial_weight * ic_loss
         total = total + s.boundary_weight * bc_loss
-        return total, residual, {"residual_loss": res_loss, "initial_loss": ic_loss,
-                                 "boundary_loss": bc_loss}  # fmt: skip
+        terms = {"residual_loss": res_loss, "initial_loss": ic_loss, "boundary_loss": bc_loss}
+        return total, residual, terms
 
     def validation_residual(self, model: nn.Module) -> float:
         """Mean squared residual at the fixed fresh points (reads no reference)."""
@@ -176,9 +225,9 @@ class PinnObjective:
 
 def _snapshot(objective: PinnObjective, model: nn.Module, sampler: Sampler, iteration: int,
               grid: tuple[int, int]) -> Snapshot:  # fmt: skip
-    domain = objective.problem.domain
-    x = torch.linspace(*domain.x, grid[0], dtype=sampler.dtype)
-    t = torch.linspace(*domain.t, grid[1], dtype=sampler.dtype)
+    first, second = objective.problem.domain.bounds  # a two-coordinate domain: (x, t), (x, y)
+    x = torch.linspace(*first, grid[0], dtype=sampler.dtype)
+    t = torch.linspace(*second, grid[1], dtype=sampler.dtype)
     tt, xx = torch.meshgrid(t, x, indexing="ij")  # (nt, nx)
     points = torch.stack([xx.ravel(), tt.ravel()], 1)
     field_ = objective.residual(model, points).detach().abs().reshape(grid[1], grid[0])
@@ -203,7 +252,8 @@ def train_pinn(
     Parameters
     ----------
     problem, model, sampler, weighting
-        The run's pieces (model and points in the sampler's dtype).
+        The run's pieces (model and points in the sampler's dtype); ``model`` is the
+        :class:`PinnField` of ``problem`` (or any network ``u(points)``).
     budget, setup : Budget, LossSetup
         Schedule; loss points and weights.
     seed : int
@@ -213,7 +263,7 @@ def train_pinn(
     snapshot_iterations : sequence of int
         Adam iterations after which to keep a :class:`Snapshot` (0: before training).
     snapshot_grid : (nx, nt)
-        Grid of the snapshots' residual fields.
+        Grid of the snapshots' residual fields (two-coordinate domains only).
     """
     dtype = sampler.dtype
     objective = PinnObjective(problem, setup, seed, dtype)
@@ -247,14 +297,15 @@ def train_pinn(
                 run.snapshots.append(_snapshot(objective, model, sampler, done, snapshot_grid))
             eval_s += time.perf_counter() - tick
     adam_s = time.perf_counter() - start - eval_s
-    run.adam_s_per_iteration = adam_s / max(budget.iterations, 1)
+    run.adam_s_per_iteration = adam_s / budget.iterations if budget.iterations else math.nan
     if budget.lbfgs_iterations:
         lbfgs_s = _lbfgs(problem, model, sampler, weighting, objective, budget, reference, run)
         run.lbfgs_s_per_iteration = lbfgs_s / max(run.lbfgs_iterations_taken, 1)
         adam_s += lbfgs_s
     run.train_s = adam_s
     if reference is not None:
-        run.rel_l2, run.prediction = relative_l2(model, reference, sampler.dtype)
+        run.rel_l2, run.prediction = reference_error(model, problem, reference, sampler.dtype)
+    run.quantity = problem.state().get(problem.quantity, math.nan)
     return run
 
 
@@ -265,7 +316,11 @@ def _log_row(phase: str, iteration: int, total: Tensor, terms: dict[str, Tensor]
     row: dict[str, Any] = {"phase": phase, "iteration": iteration, "loss": float(total.detach())}
     row.update({k: float(v.detach()) for k, v in terms.items()})
     row["validation_residual"] = objective.validation_residual(model)
-    row["rel_l2"] = relative_l2(model, reference, dtype)[0] if reference is not None else math.nan
+    row["rel_l2"] = (
+        reference_error(model, objective.problem, reference, dtype)[0]
+        if reference is not None else math.nan
+    )  # fmt: skip
+    row.update(objective.problem.state())
     row.update(sampler.state())
     row.update(weighting.state())
     return row

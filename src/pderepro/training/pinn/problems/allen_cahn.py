@@ -33,7 +33,7 @@ class AllenCahn(Problem):
     def __init__(self, diffusion: float, reaction: float) -> None:
         self.diffusion = float(diffusion)
         self.reaction = float(reaction)
-        self.domain = Domain(x=(-1.0, 1.0), t=(0.0, 1.0), periodic=True)
+        self.domain = Domain.space_time(x=(-1.0, 1.0), t=(0.0, 1.0), periodic=True)
         self.reference_method = (
             f"Fourier pseudo-spectral in x, ETDRK4 in t with {REFERENCE_STEPS_PER_UNIT} "
             "steps per time unit (pderepro.solvers.allen_cahn)"
@@ -42,7 +42,8 @@ class AllenCahn(Problem):
     def parameters(self) -> dict[str, float]:
         return {"diffusion": self.diffusion, "reaction": self.reaction}
 
-    def initial_condition(self, x: Tensor) -> Tensor:
+    def initial_condition(self, points: Tensor) -> Tensor:
+        x = points[:, 0]
         return x**2 * torch.cos(math.pi * x)
 
     def residual(self, u: Tensor, points: Tensor) -> Tensor:
@@ -51,7 +52,7 @@ class AllenCahn(Problem):
         return du[:, 1] - self.diffusion * u_xx + self.reaction * (u**3 - u)
 
     def reference(self, x: np.ndarray, t: np.ndarray) -> np.ndarray:
-        if not np.allclose(x, self.domain.grid(len(x), 2)[0], rtol=0, atol=1e-12):
+        if not np.allclose(x, self.domain.grid({"nx": len(x), "nt": 2})[0], rtol=0, atol=1e-12):
             raise ValueError(
                 "the Allen-Cahn reference needs the periodic grid lo + (hi - lo) j / n"
             )

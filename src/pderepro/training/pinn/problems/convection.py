@@ -27,14 +27,14 @@ class Convection(Problem):
 
     def __init__(self, beta: float) -> None:
         self.beta = float(beta)
-        self.domain = Domain(x=(0.0, 2 * math.pi), t=(0.0, 1.0), periodic=True)
+        self.domain = Domain.space_time(x=(0.0, 2 * math.pi), t=(0.0, 1.0), periodic=True)
         self.reference_method = f"exact: sin(x - {self.beta:g} t)"
 
     def parameters(self) -> dict[str, float]:
         return {"beta": self.beta}
 
-    def initial_condition(self, x: Tensor) -> Tensor:
-        return torch.sin(x)
+    def initial_condition(self, points: Tensor) -> Tensor:
+        return torch.sin(points[:, 0])
 
     def residual(self, u: Tensor, points: Tensor) -> Tensor:
         du = gradient(u, points)  # (n, 2): u_x, u_t
