@@ -33,8 +33,15 @@ def _edit(path, value):
         ("methods.rar_g.problems", {"heat": {"sampler_options": {"add": 1}}}, "no such problem"),
         ("figures.failure_problem", "heat", "not a problem"),
         ("figures.failure_methods", ["pinn_fixed", "r4"], "not a method"),
-        ("problems.convection.training.iterations", 0, "iterations"),
+        ("problems.convection.training.iterations", 0, "nothing to train"),
         ("problems.convection.network.embedding", "wavelets", "embedding"),
+        ("problems.convection.network.gaussians", 10, "gaussians"),
+        (
+            "methods.r3.network",
+            {"architecture": "pig", "gaussians": 8, "embedding": "none"},
+            "embedding",
+        ),
+        ("methods.r3.training", {"iterations": 10}, "iterations"),
     ],
 )
 def test_bad_entries_fail_naming_the_file_and_key(tmp_path, path, value, message):
@@ -74,7 +81,8 @@ def test_job_counts_are_problems_times_methods_times_seeds(preset):
     assert counts["train_pinn"] == len(study["problems"]) * len(study["methods"]) * study["seeds"]
     assert counts["train_pinn"] == len(runs(study))
     assert counts["pinn_reference"] == len(study["problems"]) == 2
-    assert counts["pinn_tables"] == counts["plot_pinn"] == 1
+    assert counts["pinn_tables"] == 1
+    assert counts["plot_pinn"] == 3  # error, propagation failure, predictions
 
 
 def test_per_problem_method_overrides_merge_into_the_options():
@@ -91,3 +99,40 @@ def test_per_problem_method_overrides_merge_into_the_options():
     paper = study["problems"]["convection"]["training"]
     assert paper["iterations"] == 300_000 and study["seeds"] == 3
     assert (ROOT / "config/studies/r3_sampling.yaml").exists()
+
+
+def test_a_method_brings_its_own_network_and_rate_with_per_problem_sizes():
+    """PIG replaces the problem's MLP with its Gaussians (sizes per problem); the PINN keeps
+    the problem's MLP with the MLP's defaults; rates merge, iterations never differ."""
+    study = resolve({**BASE, "preset": "quick", "studies": ["pig"]})["study"]["pig"]
+    pig = run_settings(study, "klein_gordon", "pig")["problem"]
+    pinn = run_settings(study, "klein_gordon", "pinn")["problem"]
+    assert pig["network"]["architecture"] == "pig"
+    assert (pig["network"]["gaussians"], pig["network"]["sigma0"]) == (100, 0.5)
+    assert pinn["network"] == {"architecture": "mlp", "width": 64, "depth": 4, "embedding": "none",
+                               "features": 0, "sigma": 1.0, "scale_inputs": True}  # fmt: skip
+    assert (pig["training"]["learning_rate"], pinn["training"]["learning_rate"]) == (1e-2, 1e-3)
+    assert pig["training"]["iterations"] == pinn["training"]["iterations"] == 2000
+    helmholtz = run_settings(study, "helmholtz", "pig")["problem"]
+    assert helmholtz["network"]["gaussians"] == 200  # quick's, per problem
+    assert helmholtz["training"]["iterations"] == 0 and helmholtz["training"]["lbfgs_iterations"]
+
+
+@pytest.mark.parametrize(
+    ("sizes", "accepted"),
+    [({"gaussians": 50}, True), ({"sigma0": 0.3}, False)],
+)
+def test_a_preset_sizes_a_methods_network_per_problem_and_nothing_else(tmp_path, sizes, accepted):
+    config_dir = _study_dir(tmp_path, lambda study: None, name="pig")
+    path = config_dir / "presets/quick.yaml"
+    preset = yaml.safe_load(path.read_text())
+    preset["pig"]["methods"]["pig"]["problems"]["helmholtz"]["network"] = sizes
+    path.write_text(yaml.safe_dump(preset))
+    if accepted:
+        study = resolve({**BASE, "studies": ["pig"]}, config_dir=config_dir)["study"]["pig"]
+        assert run_settings(study, "helmholtz", "pig")["problem"]["network"]["gaussians"] == 50
+    else:
+        with pytest.raises(
+            ConfigError, match=r"pig\.methods\.pig\.problems\.helmholtz\.network\.sigma0"
+        ):
+            resolve({**BASE, "studies": ["pig"]}, config_dir=config_dir)

@@ -34,6 +34,7 @@ rule train_pinn:
     threads: 1
     resources:
         runtime=from_plan(physics_informed.train_runtime),
+        mem_mb=from_plan(physics_informed.train_mem_mb),
     params:
         settings=from_plan(physics_informed.train_params),
     script:

@@ -119,9 +119,9 @@ def run_train_pinn(
         decay_every=training["decay_every"], decay_factor=training["decay_factor"],
         lbfgs_iterations=training["lbfgs_iterations"], log_every=settings["log_every"],
     )  # fmt: skip
-    # residual snapshots of two-coordinate domains (a field over a plane), Adam phase
+    # residual snapshots of (x, t) domains (the propagation-failure figure), Adam phase
     snapshots = sorted({round(f * budget.iterations) for f in settings["snapshots"]})
-    if problem.domain.dim != 2 or seed != 0:
+    if problem.domain.names != ("x", "t") or seed != 0:
         snapshots = []
     run = train_pinn(
         problem, model, sampler, weighting, budget=budget, setup=LossSetup(**losses),
@@ -136,7 +136,8 @@ def run_train_pinn(
         "validation_residual": final["validation_residual"], "loss": final["loss"],
         "residual_loss": final["residual_loss"],
         "adam_iterations": budget.iterations, "lbfgs_iterations": run.lbfgs_iterations_taken,
-        "s_per_iteration": run.adam_s_per_iteration, "train_s": run.train_s,
+        "s_per_iteration": run.adam_s_per_iteration,
+        "lbfgs_s_per_iteration": run.lbfgs_s_per_iteration, "train_s": run.train_s,
         "n_points": final.get("n_points", math.nan),
         "quantity": run.quantity,
     }  # fmt: skip

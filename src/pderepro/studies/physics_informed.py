@@ -302,14 +302,37 @@ def train_params(plan, study: str, problem: str, method: str, **_: Any) -> dict[
     return run_settings(_study(plan, study), problem, method)
 
 
-def train_runtime(plan, study: str, problem: str, **_: Any) -> int:
-    """Minutes: about 10 ms per iteration per 1000 points on one core, with room."""
-    training = _study(plan, study)["problems"][problem]["training"]
-    points = _study(plan, study)["problems"][problem]["losses"]["n_collocation"]
-    seconds = (
-        0.01 * max(points / 1000, 1) * (training["iterations"] + 3 * training["lbfgs_iterations"])
-    )
+def _pig_factor(network: Mapping[str, Any]) -> float:
+    """How much dearer than the MLP a point-iteration is: PIG's Gaussians, channels times
+    Gaussians over 30 (measured 2026-12-06: 200 x 4 Gaussians on Helmholtz cost about 28
+    times the 4 x 50 MLP per L-BFGS iteration on one core)."""
+    if network.get("architecture") != "pig":
+        return 1.0
+    return max(1.0, network["gaussians"] * network["features"] / 30)
+
+
+def train_runtime(plan, study: str, problem: str, method: str, **_: Any) -> int:
+    """Minutes: about 10 ms per iteration per 1000 points on one core for the MLP (times
+    :func:`_pig_factor`), an L-BFGS iteration three Adam ones, with room."""
+    spec = run_settings(_study(plan, study), problem, method)["problem"]
+    training, points = spec["training"], spec["losses"]["n_collocation"]
+    steps = training["iterations"] + 3 * training["lbfgs_iterations"]
+    seconds = 0.01 * max(points / 1000, 1) * steps * _pig_factor(spec["network"])
     return int(10 + 3 * seconds / 60)
+
+
+def train_mem_mb(plan, study: str, problem: str, method: str, **_: Any) -> int:
+    """MB: 2000 for an MLP; PIG keeps about ten (points, channels, Gaussians, coordinates)
+    float64 tensors alive through its second derivatives, for the collocation and the
+    face points together."""
+    spec = run_settings(_study(plan, study), problem, method)["problem"]
+    network = spec["network"]
+    if network.get("architecture") != "pig":
+        return 2000
+    losses = spec["losses"]
+    points = losses["n_collocation"] + losses["n_boundary"] + losses["n_initial"]
+    dims = len(spec["reference_grid"])
+    return int(2000 + 10 * points * network["features"] * network["gaussians"] * dims * 8 / 1e6)
 
 
 def metric_files(plan, study: str, **_: Any) -> list[str]:

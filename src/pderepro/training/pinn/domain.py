@@ -9,6 +9,7 @@ alike. Time, if any, is the last coordinate; only ``(x, t)`` may be periodic in 
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -21,6 +22,14 @@ from pderepro.solvers.allen_cahn import periodic_grid
 
 #: Initial point sets a fixed sampler may draw (``scipy.stats.qmc``'s or plain uniform).
 POINT_SETS = ("uniform", "sobol", "latin_hypercube")
+
+
+def _sobol(dim: int, n: int, seed: int) -> np.ndarray:
+    """The first ``n`` points of a scrambled Sobol sequence ``(n, dim)`` (scipy warns that
+    only powers of two keep its balance; the study files' counts are what they are)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="The balance properties of Sobol")
+        return qmc.Sobol(d=dim, scramble=True, seed=seed).random(n)
 
 
 @dataclass(frozen=True)
@@ -71,8 +80,7 @@ class Domain:
 
     def initial_points(self, n: int, seed: int, dtype: torch.dtype) -> Tensor:
         """``n`` points ``(n, dim)`` at ``t = t0``, Sobol over the space coordinates."""
-        unit = torch.as_tensor(qmc.Sobol(d=self.dim, scramble=True, seed=seed).random(n),
-                               dtype=dtype)  # fmt: skip
+        unit = torch.as_tensor(_sobol(self.dim, n, seed), dtype=dtype)
         unit[:, -1] = 0.0
         return self.scale(unit)
 
@@ -113,7 +121,7 @@ class Domain:
         the sequence); Latin hypercubes are scipy's, uniform are numpy's.
         """
         if kind == "sobol":
-            unit = qmc.Sobol(d=self.dim, scramble=True, seed=seed).random(n)
+            unit = _sobol(self.dim, n, seed)
         elif kind == "latin_hypercube":
             unit = qmc.LatinHypercube(d=self.dim, seed=seed).random(n)
         elif kind == "uniform":
@@ -145,10 +153,11 @@ class Domain:
     def boundary_points(self, n: int, seed: int, dtype: torch.dtype) -> Tensor:
         """About ``n`` points ``(m, dim)`` on the faces of the space coordinates (every
         face alike, Sobol over the face's other coordinates, time included), for a
-        Dirichlet condition; ``m = n`` rounded down to a multiple of the face count."""
+        Dirichlet condition: ``n`` rounded down to a multiple of the face count, at least
+        one per face."""
         faces = 2 * self.space_dims
         per_face = max(n // faces, 1)
-        unit = qmc.Sobol(d=self.dim, scramble=True, seed=seed).random(per_face * faces)
+        unit = _sobol(self.dim, per_face * faces, seed)
         unit = torch.as_tensor(unit, dtype=dtype).reshape(faces, per_face, self.dim)
         for face in range(faces):
             unit[face, :, face // 2] = float(face % 2)  # the face's own coordinate: 0 or 1

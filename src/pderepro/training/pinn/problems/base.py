@@ -2,11 +2,11 @@
 
 A *problem* is a PDE residual on a :class:`~pderepro.training.pinn.domain.Domain`, its
 conditions and a reference solution on a fixed grid (exact, or from our own verified
-solver). The conditions are: an initial condition (and velocity, for second order in
-time) on evolution domains; periodic ends where the domain says so, else Dirichlet values
-on the faces (:meth:`Problem.boundary_value`) unless a trial function
-(:meth:`Problem.trial`) satisfies them exactly; and a normalisation the trial function
-holds exactly (:meth:`Problem.norm`: an eigenfunction's). A problem may carry trainable
+solver). The conditions are: an initial condition on evolution domains; periodic ends
+where the domain says so, else Dirichlet values on the faces
+(:meth:`Problem.boundary_value`) unless a trial function (:meth:`Problem.trial`)
+satisfies them exactly; and a normalisation the trial function holds exactly
+(:meth:`Problem.norm`: an eigenfunction's). A problem may carry trainable
 scalars (an eigenvalue), optimised with the network.
 
 A new problem is one module of this package: a :class:`Problem` subclass with
@@ -100,11 +100,6 @@ class Problem(ABC):
     def initial_condition(self, points: Tensor) -> Tensor:
         """``u`` at points ``(n, dim)`` with ``t = t0``, shape ``(n,)`` (evolution problems)."""
         raise NotImplementedError(f"{self.name} has no initial condition")
-
-    def initial_velocity(self, points: Tensor) -> Tensor | None:
-        """``u_t`` at points ``(n, dim)`` with ``t = t0`` where the problem fits one (second
-        order in time), else None."""
-        return None
 
     def boundary_value(self, points: Tensor) -> Tensor | None:
         """Dirichlet values ``(n,)`` at face points ``(n, dim)`` of a non-periodic domain,
