@@ -112,7 +112,7 @@ def test_a_method_brings_its_own_network_and_rate_with_per_problem_sizes():
     assert pinn["network"] == {"architecture": "mlp", "width": 64, "depth": 4, "embedding": "none",
                                "features": 0, "sigma": 1.0, "scale_inputs": True}  # fmt: skip
     assert (pig["training"]["learning_rate"], pinn["training"]["learning_rate"]) == (1e-2, 1e-3)
-    assert pig["training"]["iterations"] == pinn["training"]["iterations"] == 2000
+    assert pig["training"]["iterations"] == pinn["training"]["iterations"] == 1000
     helmholtz = run_settings(study, "helmholtz", "pig")["problem"]
     assert helmholtz["network"]["gaussians"] == 200  # quick's, per problem
     assert helmholtz["training"]["iterations"] == 0 and helmholtz["training"]["lbfgs_iterations"]
