@@ -9,6 +9,7 @@ from pderepro.data.scheduler import DASK_SCHEDULER_ENV
 from tests.unit.tiny_data import make_raw, preprocess
 
 
+@pytest.mark.slow  # a local dask cluster: 7 s, out of the everyday loop
 @pytest.mark.filterwarnings("ignore:The specified chunks separate")
 def test_local_cluster_and_threads_agree(tmp_path, monkeypatch, caplog):
     distributed = pytest.importorskip("distributed")

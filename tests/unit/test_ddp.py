@@ -15,6 +15,7 @@ SPEC = {
 }
 
 
+@pytest.mark.slow  # two processes: 17 s, out of the everyday loop
 @pytest.mark.skipif(not torch.distributed.is_available(), reason="torch.distributed missing")
 def test_two_gloo_processes_match_one_process(tmp_path):
     make_raw(tmp_path, n_train=24, n_test=4)

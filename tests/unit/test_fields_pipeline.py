@@ -45,6 +45,7 @@ def test_darcy_samples_do_not_depend_on_sharding():
     assert whole.attrs["input_variable"] == "a" and whole.attrs["grid"] == "vertex"
 
 
+@pytest.mark.slow  # a Navier-Stokes solve: 11 s, out of the everyday loop
 def test_navier_stokes_frames_and_finer_time_sampling():
     coarse = generate_navier_stokes(NS, split="test", start=0, count=2)
     assert coarse["w_in"].shape == (2, 10, 16, 16) and coarse["w"].shape == (2, 4, 16, 16)

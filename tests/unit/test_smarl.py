@@ -211,6 +211,7 @@ def test_train_smarl_runs_and_is_deterministic():
         assert torch.equal(a, b)
 
 
+@pytest.mark.slow  # PPO learning: 7 s each, out of the everyday loop
 @pytest.mark.parametrize("sign", [1.0, -1.0])
 def test_ppo_learns_the_preferred_dissipation(sign):
     """One start, reward -sign log(enstrophy): strong (sign +1) or weak (-1) dissipation wins;
