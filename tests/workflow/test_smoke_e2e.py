@@ -295,6 +295,8 @@ def test_results_page_shows_every_table_and_figure_in_a_browser(smoke_run, tmp_p
         "basic_forms": (2, 1),
         "les_turbulence": (3, 4),  # claims, offline, online
         "r3_sampling": (2, 3),  # claims, errors
+        "pig": (2, 2),  # claims, errors; error against iteration, predictions
+        "schrodinger": (2, 3),  # and the energy against iteration
         "validation": (1, 0),  # the solver verification, last
     }
     found = {k: (v["table"], v["img"]) for k, v in parser.sections.items()}
