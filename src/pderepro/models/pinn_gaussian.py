@@ -27,7 +27,7 @@ from typing import Any
 import torch
 from torch import Tensor, nn
 
-from pderepro.models.pinn_mlp import CoordinateMLP
+from pderepro.models.pinn_mlp import CoordinateMLP, tanh_mlp
 
 
 class GaussianFeatureNet(nn.Module):
@@ -76,11 +76,7 @@ class GaussianFeatureNet(nn.Module):
         self.log_sigma = nn.Parameter(torch.full(shape, math.log(self.sigma0)))  # (k, N, d)
         values = self.feature_init * torch.randn(self.features, self.gaussians, generator=generator)
         self.values = nn.Parameter(values)  # (k, N)
-        layers: list[nn.Module] = []
-        for i in range(self.depth):
-            layers += [nn.Linear(self.features if i == 0 else self.width, self.width), nn.Tanh()]
-        layers.append(nn.Linear(self.width if self.depth else self.features, 1))
-        self.net = nn.Sequential(*layers)
+        self.net = tanh_mlp(self.features, self.width, self.depth)
 
     def hparams(self) -> dict[str, Any]:
         """Constructor arguments, JSON-serialisable."""

@@ -25,6 +25,15 @@ from torch import Tensor, nn
 EMBEDDINGS = ("none", "fourier", "periodic")
 
 
+def tanh_mlp(n_in: int, width: int, depth: int) -> nn.Sequential:
+    """``n_in -> width`` (``depth`` hidden tanh layers) ``-> 1``; no hidden layer at depth 0."""
+    layers: list[nn.Module] = []
+    for i in range(depth):
+        layers += [nn.Linear(n_in if i == 0 else width, width), nn.Tanh()]
+    layers.append(nn.Linear(width if depth else n_in, 1))
+    return nn.Sequential(*layers)
+
+
 class CoordinateMLP(nn.Module):
     """``u(x, t)`` as an MLP with tanh activations.
 
@@ -83,11 +92,7 @@ class CoordinateMLP(nn.Module):
             n_in = 2 * self.features + 1
         else:
             n_in = len(self.bounds)
-        layers: list[nn.Module] = []
-        for i in range(self.depth):
-            layers += [nn.Linear(n_in if i == 0 else self.width, self.width), nn.Tanh()]
-        layers.append(nn.Linear(self.width, 1))
-        self.net = nn.Sequential(*layers)
+        self.net = tanh_mlp(n_in, self.width, self.depth)
 
     def hparams(self) -> dict[str, Any]:
         """Constructor arguments, JSON-serialisable."""

@@ -64,9 +64,9 @@ class Domain:
         return cls(bounds=(tuple(x), tuple(t)), names=("x", "t"), periodic=periodic)
 
     @classmethod
-    def steady(cls, **bounds: tuple[float, float]) -> Domain:
-        """A box of coordinates by name, in keyword order: ``steady(x=..., y=...)``; a
-        last ``t=...`` makes it an evolution domain with no periodic coordinate."""
+    def box(cls, **bounds: tuple[float, float]) -> Domain:
+        """A box of coordinates by name, in keyword order: ``box(x=..., y=...)`` (steady);
+        a last ``t=...`` makes it an evolution domain with no periodic coordinate."""
         return cls(bounds=tuple(tuple(b) for b in bounds.values()), names=tuple(bounds))
 
     @property

@@ -170,7 +170,7 @@ class PinnObjective:
                 setattr(self, name, getattr(self, name).to(dtype))
 
     def residual(self, model: nn.Module, points: Tensor) -> Tensor:
-        """The residual ``(n,)`` at ``points (n, 2)`` (kept in the graph)."""
+        """The residual ``(n,)`` at ``points (n, dim)`` (kept in the graph)."""
         points = points.detach().requires_grad_(True)
         return self.problem.residual(model(points), points)
 

@@ -25,7 +25,7 @@ class Helmholtz(Problem):
 
     def __init__(self, a_x: float, a_y: float, k: float) -> None:
         self.a_x, self.a_y, self.k = float(a_x), float(a_y), float(k)
-        self.domain = Domain.steady(x=(-1.0, 1.0), y=(-1.0, 1.0))
+        self.domain = Domain.box(x=(-1.0, 1.0), y=(-1.0, 1.0))
         self.reference_method = f"exact: sin({self.a_x:g} pi x) sin({self.a_y:g} pi y)"
 
     def parameters(self) -> dict[str, float]:

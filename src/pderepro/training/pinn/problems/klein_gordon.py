@@ -27,7 +27,7 @@ class KleinGordon(Problem):
 
     def __init__(self, k: float, t_final: float = 10.0) -> None:
         self.k, self.t_final = float(k), float(t_final)
-        self.domain = Domain.steady(x=(-1.0, 1.0), y=(-1.0, 1.0), t=(0.0, self.t_final))
+        self.domain = Domain.box(x=(-1.0, 1.0), y=(-1.0, 1.0), t=(0.0, self.t_final))
         self.reference_method = f"exact: (x + y) cos({self.k:g} t) + x y sin({self.k:g} t)"
 
     def parameters(self) -> dict[str, float]:

@@ -38,7 +38,7 @@ class SchrodingerGround(Problem):
     quantity = "energy"
 
     def __init__(self, initial_energy: float | None = None) -> None:
-        self.domain = Domain.steady(x=solver.DOMAINS[self.potential_name])
+        self.domain = Domain.box(x=solver.DOMAINS[self.potential_name])
         lo, hi = self.domain.x
         self.initial_energy = None if initial_energy is None else float(initial_energy)
         energy = math.pi**2 if initial_energy is None else float(initial_energy)
