@@ -12,6 +12,7 @@ from pderepro.studies import (
     parametric,
     parametric_inputs,
     physics_informed,
+    physics_informed_inputs,
     regimes,
     resolution,
     resolve_config,

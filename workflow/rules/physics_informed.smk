@@ -13,14 +13,14 @@ rule pinn_reference:
         ENV
     threads: 1
     params:
-        reference=from_plan(physics_informed.reference_params),
+        reference=from_plan(physics_informed_inputs.reference_params),
     script:
         "../scripts/pinn_reference.py"
 
 
 rule train_pinn:
     input:
-        unpack(from_plan(physics_informed.train_inputs)),
+        unpack(from_plan(physics_informed_inputs.train_inputs)),
     output:
         **physics_informed.RUN_FILES,
     log:
@@ -33,18 +33,19 @@ rule train_pinn:
         ENV
     threads: 1
     resources:
-        runtime=from_plan(physics_informed.train_runtime),
-        mem_mb=from_plan(physics_informed.train_mem_mb),
+        gpu=from_plan(physics_informed_inputs.train_gpus),
+        runtime=from_plan(physics_informed_inputs.train_runtime),
+        mem_mb=from_plan(physics_informed_inputs.train_mem_mb),
     params:
-        settings=from_plan(physics_informed.train_params),
+        settings=from_plan(physics_informed_inputs.train_params),
     script:
         "../scripts/train_pinn.py"
 
 
 rule pinn_tables:
     input:
-        metrics=from_plan(physics_informed.metric_files),
-        references=from_plan(physics_informed.reference_files),
+        metrics=from_plan(physics_informed_inputs.metric_files),
+        references=from_plan(physics_informed_inputs.reference_files),
     output:
         **{
             f"{t}_{ext}": f"results/{{study}}/tables/{t}.{ext}"
@@ -58,16 +59,35 @@ rule pinn_tables:
     conda:
         ENV
     params:
-        table=from_plan(physics_informed.tables_params),
+        table=from_plan(physics_informed_inputs.tables_params),
     script:
         "../scripts/pinn_tables.py"
 
 
+rule pinn_scaling:
+    input:
+        metrics=from_plan(physics_informed_inputs.metric_files),
+    output:
+        csv=f"results/{{study}}/tables/{physics_informed.SCALING_TABLE}.csv",
+        md=f"results/{{study}}/tables/{physics_informed.SCALING_TABLE}.md",
+    log:
+        "results/logs/pinn_scaling/{study}.log",
+    wildcard_constraints:
+        study=matching(PLAN.of_kind("physics_informed")),
+    conda:
+        ENV
+    params:
+        table=from_plan(physics_informed_inputs.scaling_params),
+    script:
+        "../scripts/pinn_scaling.py"
+
+
 rule plot_pinn:
     input:
-        histories=from_plan(physics_informed.history_files),
-        fields=from_plan(physics_informed.field_files),
-        references=from_plan(physics_informed.reference_files),
+        metrics=from_plan(physics_informed_inputs.metric_files),
+        histories=from_plan(physics_informed_inputs.history_files),
+        fields=from_plan(physics_informed_inputs.field_files),
+        references=from_plan(physics_informed_inputs.reference_files),
     output:
         png="results/{study}/figures/{figure}.png",
         pdf="results/{study}/figures/{figure}.pdf",
@@ -79,6 +99,6 @@ rule plot_pinn:
     conda:
         ENV
     params:
-        figure=from_plan(physics_informed.figure_params),
+        figure=from_plan(physics_informed_inputs.figure_params),
     script:
         "../scripts/plot_pinn.py"

@@ -5,6 +5,7 @@ from pderepro.stages import run_plot_pinn
 
 setup_logging(snakemake.log[0])
 run_plot_pinn(
+    metrics=list(snakemake.input.metrics),
     histories=list(snakemake.input.histories),
     fields=list(snakemake.input.fields),
     references=list(snakemake.input.references),

@@ -1,4 +1,5 @@
-"""The errors table of a physics-informed study: relative L2 per problem and method.
+"""The tables of a physics-informed study: relative L2 per problem and method, and how
+cost grows with a problem parameter (the dimension).
 
 One row per (problem, method): the mean, std, extremes and each seed's relative L2 error
 of the final network on the reference grid, the iterations, time per iteration and run,
@@ -21,7 +22,7 @@ PINN_RUN_COLUMNS = [
     "problem", "method", "seed", "rel_l2", "validation_residual", "loss", "residual_loss",
     "adam_iterations",
     "lbfgs_iterations", "s_per_iteration", "lbfgs_s_per_iteration", "train_s", "n_points",
-    "quantity",
+    "quantity", "peak_memory_mb", "projected_s", "device",
 ]  # fmt: skip
 #: Columns of results/<study>/tables/errors.csv.
 ERRORS_COLUMNS = [
@@ -29,8 +30,8 @@ ERRORS_COLUMNS = [
     "rel_l2_max", "rel_l2_seeds", "quantity_mean", "quantity_std", "quantity_seeds",
     "quantity_reference", "quantity_rel_error", "quantity_rel_error_max", "residual_loss",
     "validation_residual", "adam_iterations",
-    "lbfgs_iterations", "s_per_iteration", "lbfgs_s_per_iteration", "train_s", "published",
-    "published_best",
+    "lbfgs_iterations", "s_per_iteration", "lbfgs_s_per_iteration", "train_s",
+    "peak_memory_mb", "over_limit_seeds", "projected_s", "published", "published_best",
     "published_iterations", "published_verified",
 ]  # fmt: skip
 #: The method key of the no-learning reference rows.
@@ -95,6 +96,9 @@ def errors_table(
                 "s_per_iteration": group["s_per_iteration"].mean(),
                 "lbfgs_s_per_iteration": group["lbfgs_s_per_iteration"].mean(),
                 "train_s": group["train_s"].mean(),
+                "peak_memory_mb": group["peak_memory_mb"].mean(),
+                "over_limit_seeds": int(np.isfinite(group["projected_s"].to_numpy(float)).sum()),
+                "projected_s": group["projected_s"].mean(),
                 "published": value,
                 "published_best": published.get("best", {}).get(problem, {}).get(method),
                 "published_iterations": published.get("iterations", {}).get(problem),
@@ -145,7 +149,11 @@ def errors_table(
         "on (what budgets are chosen on; far above residual_loss, the network fits its points "
         "and nothing between them), both means over seeds; s_per_iteration: the Adam phase, "
         "logging excluded (lbfgs_s_per_iteration: the L-BFGS phase's, line searches "
-        "included); quantity: a trained scalar (an eigenvalue) at the end, mean and std over "
+        "included); peak_memory_mb: what training added to the process's peak resident set "
+        "(CPU) or torch's peak allocation (GPU), mean over seeds; over_limit_seeds: seeds "
+        "stopped after a few timed iterations because the whole run would exceed the "
+        "preset's time limit (projected_s; their error is empty: the method does not fit the "
+        "budget); quantity: a trained scalar (an eigenvalue) at the end, mean and std over "
         "seeds and each seed, beside its reference (quantity_rel_error: of the mean; "
         "quantity_rel_error_max: of the worst seed). published_best: the paper's best "
         "seed, repeated in its own '<method>, best seed' row beside ours (the lowest seed's "
@@ -159,3 +167,84 @@ def errors_table(
         f"{published.get('iterations_source', 'the paper')}; empty cells: not retrieved."
     )
     return table, caption
+
+
+#: Columns of results/<study>/tables/scaling.csv.
+SCALING_COLUMNS = [
+    "family", "method", "label", "parameter", "values", "s_per_iteration", "time_slope",
+    "peak_memory_mb", "memory_slope", "rel_l2", "largest_trained", "first_over_limit",
+]  # fmt: skip
+
+
+def _slope(x: np.ndarray, y: np.ndarray) -> float:
+    """The least-squares slope of log y against log x (NaN under two usable points)."""
+    keep = (x > 0) & (y > 0) & np.isfinite(y)
+    if keep.sum() < 2:
+        return float("nan")
+    return float(np.polyfit(np.log(x[keep]), np.log(y[keep]), 1)[0])
+
+
+def scaling_table(
+    runs: pd.DataFrame,
+    *,
+    problems: Mapping[str, Mapping[str, Any]],
+    methods: Mapping[str, str],
+    parameter: str,
+) -> tuple[pd.DataFrame, str]:
+    """Cost against a problem parameter, per family of problems and method.
+
+    Parameters
+    ----------
+    runs : DataFrame
+        Every run's metrics row (:data:`PINN_RUN_COLUMNS`).
+    problems : mapping
+        ``{problem: {"family": str, "value": float}}``: the problems that differ only in
+        ``parameter`` share a family; ``value`` is theirs.
+    methods : mapping
+        Labels by method key.
+    parameter : str
+        The parameter's name (``dimension``).
+    """
+    rows = []
+    families = dict.fromkeys(spec["family"] for spec in problems.values())
+    for family in families:
+        members = sorted(
+            (spec["value"], key) for key, spec in problems.items() if spec["family"] == family
+        )
+        for method, label in methods.items():
+            per_value = []
+            for value, key in members:
+                group = runs[(runs["problem"] == key) & (runs["method"] == method)]
+                stopped = np.isfinite(group["projected_s"].to_numpy(float)).any()
+                per_value.append((value, group["s_per_iteration"].mean(),
+                                  group["peak_memory_mb"].mean(), group["rel_l2"].mean(),
+                                  stopped))  # fmt: skip
+            values = np.array([v[0] for v in per_value], dtype=float)
+            seconds = np.array([v[1] for v in per_value], dtype=float)
+            memory = np.array([v[2] for v in per_value], dtype=float)
+            trained = [v[0] for v in per_value if not v[4]]
+            over = [v[0] for v in per_value if v[4]]
+            rows.append({
+                "family": family, "method": method, "label": label, "parameter": parameter,
+                "values": ", ".join(f"{v:g}" for v in values),
+                "s_per_iteration": ", ".join(f"{v:.3g}" for v in seconds),
+                "time_slope": _slope(values, seconds),
+                "peak_memory_mb": ", ".join(f"{v:.0f}" for v in memory),
+                "memory_slope": _slope(values, memory),
+                "rel_l2": ", ".join(f"{v[3]:.3g}" for v in per_value),
+                "largest_trained": max(trained) if trained else np.nan,
+                "first_over_limit": min(over) if over else np.nan,
+            })  # fmt: skip
+    caption = (
+        f"Cost against the problem's {parameter}, per family of problems and method: "
+        "s_per_iteration (the Adam phase, logging excluded; mean over seeds, in the order "
+        "of values; for runs stopped at the time limit, their timed iterations') and its "
+        f"least-squares slope in log-log (time_slope: 1 is linear in the {parameter}); "
+        "peak_memory_mb (what training added to the peak resident set on the CPU, torch's "
+        "peak allocation on a GPU) and its slope (memory_slope; a CPU's resident set moves "
+        "in pages and arenas, so small values are coarse); rel_l2 on the fixed test points "
+        "(mean over seeds; empty where the run did not fit its time limit); "
+        "largest_trained: the largest value every seed trained in full; first_over_limit: "
+        "the smallest value stopped at the preset's time limit (empty: none was)."
+    )
+    return pd.DataFrame(rows, columns=SCALING_COLUMNS), caption

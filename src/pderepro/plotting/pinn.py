@@ -9,7 +9,8 @@
   problem: fields over the plane of a two-coordinate domain (a three-coordinate one's at
   its last time), curves on a one-coordinate one;
 * ``<quantity>_vs_iteration``: a trained scalar (an eigenvalue) against iteration, beside
-  its reference, one panel per problem that trains one.
+  its reference, one panel per problem that trains one;
+* ``scaling``: cost and error against a problem parameter (:mod:`.pinn_scaling`).
 
 Rule plot_pinn makes one figure per job (:func:`plot_pinn_figure`).
 """
@@ -27,6 +28,7 @@ import seaborn as sns
 import xarray as xr
 from matplotlib.colors import LogNorm
 
+from pderepro.plotting.pinn_scaling import plot_scaling
 from pderepro.plotting.style import apply_theme, legend_outside, save_figure
 
 
@@ -183,10 +185,14 @@ def plot_quantity_vs_iteration(histories: Sequence[str], references: Mapping[str
 def plot_pinn_figure(*, name: str, histories: Sequence[str], fields: Sequence[str],
                      references: Sequence[str], outputs: Mapping[str, str], title: str,
                      problems: Mapping[str, str], methods: Mapping[str, str],
-                     figures: Mapping[str, Any]) -> None:  # fmt: skip
+                     figures: Mapping[str, Any], metrics: Sequence[str] = (),
+                     scaling: Mapping[str, Any] | None = None) -> None:  # fmt: skip
     """Write the figure ``name`` (PNG and PDF) to ``outputs['png']``, ``outputs['pdf']``."""
     apply_theme()
     paths = [outputs["png"], outputs["pdf"]]
+    if name == "scaling":
+        plot_scaling(metrics, scaling, methods, paths)
+        return
     if name == "error_vs_iteration":
         plot_error_vs_iteration(histories, problems, methods, paths)
         return

@@ -43,6 +43,7 @@ _STAGE_MODULES = {
     "run_online_turbulence": "turbulence_online",
     "run_parametric_tables": "parametric_reports",
     "run_pinn_reference": "physics_informed",
+    "run_pinn_scaling": "physics_informed",
     "run_pinn_tables": "physics_informed",
     "run_plot_pinn": "physics_informed",
     "run_plot_closures": "reporting",

@@ -20,14 +20,15 @@ import xarray as xr
 
 from pderepro.data.io import atomic_write, open_netcdf, write_netcdf
 from pderepro.data.provenance import provenance_attrs
-from pderepro.evaluation.pinn_tables import PINN_RUN_COLUMNS, errors_table
+from pderepro.evaluation.pinn_tables import PINN_RUN_COLUMNS, errors_table, scaling_table
 from pderepro.evaluation.tables import write_table
 from pderepro.models.pinn_gaussian import build_coordinate_network
 from pderepro.plotting.pinn import plot_pinn_figure
-from pderepro.runtime import set_threads
+from pderepro.runtime import describe_device, select_device, set_threads
 from pderepro.training.checkpoint import save_checkpoint
-from pderepro.training.pinn.loop import Budget, LossSetup, PinnField, Reference, train_pinn
+from pderepro.training.pinn.loop import Budget, LossSetup, PinnField, train_pinn
 from pderepro.training.pinn.problems import build_problem
+from pderepro.training.pinn.reference import Reference
 from pderepro.training.pinn.samplers import build_sampler, build_weighting
 
 log = logging.getLogger(__name__)
@@ -45,22 +46,35 @@ def _coords(pde, axes) -> dict[str, Any]:
 def run_pinn_reference(
     *, output: str, problem: str, parameters: Mapping[str, float], grid: Mapping[str, int]
 ) -> None:
-    """Write a problem's reference solution on its grid (NetCDF, CF), dimensions in the
-    domain's coordinates reversed (``(t, x)``), and the reference value of the problem's
-    trainable scalar, if it has one, as a scalar variable named after it."""
+    """Write a problem's reference solution (NetCDF, CF) and the reference value of the
+    problem's trainable scalar, if it has one, as a scalar variable named after it.
+
+    On a grid (``grid``: ``{"nx": ..}``), dimensions in the domain's coordinates reversed
+    (``(t, x)``). On a ball's scattered test points (``grid``: ``{"points": n, "seed": s}``),
+    dimension ``point``: the file keeps the points' seed and checksum (their coordinate
+    sum), not the ``n x d`` coordinates, which :func:`read_reference` redraws and checks.
+    """
     pde = build_problem(problem, dict(parameters))
-    axes = pde.domain.grid(grid)
-    u = pde.reference(*axes)
+    attrs: dict[str, Any] = {}
+    if pde.domain.scattered:
+        points = pde.domain.test_points(int(grid["points"]), int(grid["seed"]))
+        u, dims, coords = pde.reference_at(points), ("point",), {}
+        attrs = {"test_points_seed": int(grid["seed"]), "test_points_checksum": float(points.sum()),
+                 "dimension": pde.domain.dim}  # fmt: skip
+    else:
+        axes = pde.domain.grid(grid)
+        u, dims, coords = pde.reference(*axes), pde.domain.names[::-1], _coords(pde, axes)
     if not np.all(np.isfinite(u)):
         raise FloatingPointError(f"the reference of {problem} {dict(parameters)} is not finite")
-    data = {"u": (pde.domain.names[::-1], u, {"long_name": "reference solution u", "units": "1"})}
+    data = {"u": (dims, u, {"long_name": "reference solution u", "units": "1"})}
     if pde.quantity:
         attrs = {"long_name": f"reference {pde.quantity}", "units": "1"}
         data[pde.quantity] = ((), pde.reference_quantity(), attrs)
     ds = xr.Dataset(
         data,
-        coords=_coords(pde, axes),
+        coords=coords,
         attrs={
+            **attrs,
             **provenance_attrs(
                 title=f"reference solution of {problem}",
                 rule="pinn_reference",
@@ -74,11 +88,20 @@ def run_pinn_reference(
 
 
 def read_reference(path: str, pde) -> Reference:
-    """A reference file written by :func:`run_pinn_reference`, for ``pde``'s domain."""
+    """A reference file written by :func:`run_pinn_reference`, for ``pde``'s domain (a
+    ball's test points redrawn from the file's seed and checked against its checksum)."""
     ds = open_netcdf(path, required=("u",))
-    axes = tuple(ds[name].values for name in pde.domain.names)
     quantity = float(ds[pde.quantity].values) if pde.quantity else None
-    return Reference(axes=axes, u=ds["u"].values.astype(np.float64), quantity=quantity)
+    u = ds["u"].values.astype(np.float64)
+    if pde.domain.scattered:
+        points = pde.domain.test_points(u.shape[0], int(ds.attrs["test_points_seed"]))
+        expected = float(ds.attrs["test_points_checksum"])
+        if not np.isclose(points.sum(), expected, rtol=1e-9, atol=1e-9):
+            seed = ds.attrs["test_points_seed"]
+            raise ValueError(f"{path}: the test points of seed {seed} do not match its checksum")
+        return Reference(axes=(), u=u, quantity=quantity, coordinates=points)
+    axes = tuple(ds[name].values for name in pde.domain.names)
+    return Reference(axes=axes, u=u, quantity=quantity)
 
 
 def run_train_pinn(
@@ -98,6 +121,7 @@ def run_train_pinn(
     set_threads(1)
     torch.manual_seed(seed)
     spec, method = settings["problem"], settings["method"]
+    device = select_device("auto" if settings.get("gpu") else "cpu")
     problem = build_problem(spec["problem"], dict(spec["parameters"]))
     ref = read_reference(reference, problem)
     # the points' own stream: torch's global stream (the weights) seeded alike would make
@@ -118,6 +142,7 @@ def run_train_pinn(
         iterations=training["iterations"], learning_rate=training["learning_rate"],
         decay_every=training["decay_every"], decay_factor=training["decay_factor"],
         lbfgs_iterations=training["lbfgs_iterations"], log_every=settings["log_every"],
+        schedule=training.get("schedule", "step"),
     )  # fmt: skip
     # residual snapshots of (x, t) domains (the propagation-failure figure), Adam phase
     snapshots = sorted({round(f * budget.iterations) for f in settings["snapshots"]})
@@ -126,6 +151,7 @@ def run_train_pinn(
     run = train_pinn(
         problem, model, sampler, weighting, budget=budget, setup=LossSetup(**losses),
         seed=seed, reference=ref, snapshot_iterations=snapshots,
+        time_limit_s=settings.get("time_limit_s"), device=device,
     )  # fmt: skip
     history = pd.DataFrame(run.history)
     atomic_write(outputs["history"], lambda tmp: history.to_csv(tmp, index=False))
@@ -139,7 +165,8 @@ def run_train_pinn(
         "s_per_iteration": run.adam_s_per_iteration,
         "lbfgs_s_per_iteration": run.lbfgs_s_per_iteration, "train_s": run.train_s,
         "n_points": final.get("n_points", math.nan),
-        "quantity": run.quantity,
+        "quantity": run.quantity, "peak_memory_mb": run.peak_memory_mb,
+        "projected_s": run.projected_s, "device": describe_device(device),
     }  # fmt: skip
     metrics = pd.DataFrame([row], columns=PINN_RUN_COLUMNS)
     atomic_write(outputs["metrics"], lambda tmp: metrics.to_csv(tmp, index=False))
@@ -158,9 +185,12 @@ def run_train_pinn(
         model=model.state_dict(),
     )
     log.info("%s / %s seed %d: error %.4g after %d Adam + %d L-BFGS iterations "
-             "(%.2f ms per Adam iteration)%s", problem_key, method_key, seed, error,
-             budget.iterations, run.lbfgs_iterations_taken, 1e3 * run.adam_s_per_iteration,
-             f"; {problem.quantity} {run.quantity:.6g}" if problem.quantity else "")  # fmt: skip
+             "(%.2f ms per Adam iteration, peak memory %.0f MB on %s)%s%s", problem_key,
+             method_key, seed, error, budget.iterations, run.lbfgs_iterations_taken,
+             1e3 * run.adam_s_per_iteration, run.peak_memory_mb, describe_device(device),
+             f"; {problem.quantity} {run.quantity:.6g}" if problem.quantity else "",
+             f"; stopped: projected {run.projected_s:.0f} s over the limit"
+             if math.isfinite(run.projected_s) else "")  # fmt: skip
 
 
 def _write_fields(
@@ -168,9 +198,9 @@ def _write_fields(
 ) -> None:
     """The prediction on the reference grid and the snapshots (residual fields and
     collocation points, NaN-padded to the largest set)."""
+    dims = ("point",) if pde.domain.scattered else pde.domain.names[::-1]
     data: dict[str, Any] = {
-        "u_pred": (pde.domain.names[::-1], run.prediction, {"long_name": "predicted u",
-                                                            "units": "1"}),
+        "u_pred": (dims, run.prediction, {"long_name": "predicted u", "units": "1"}),
     }  # fmt: skip
     coords: dict[str, Any] = _coords(pde, ref.axes)
     if run.snapshots:
@@ -216,13 +246,25 @@ def run_pinn_tables(
     write_table(table, outputs["errors_csv"], outputs["errors_md"], caption=caption)
 
 
+def run_pinn_scaling(
+    *, metrics: Sequence[str], outputs: Mapping[str, str], problems: Mapping[str, Any],
+    methods: Mapping[str, str], parameter: str,
+) -> None:  # fmt: skip
+    """The scaling table (CSV and Markdown): cost against the study's parameter."""
+    runs = pd.concat([pd.read_csv(p) for p in metrics], ignore_index=True)
+    table, caption = scaling_table(runs, problems=problems, methods=methods, parameter=parameter)
+    write_table(table, outputs["csv"], outputs["md"], caption=caption)
+
+
 def run_plot_pinn(
     *, histories: Sequence[str], fields: Sequence[str], references: Sequence[str],
     outputs: Mapping[str, str], name: str, title: str, problems: Mapping[str, str],
-    methods: Mapping[str, str], figures: Mapping[str, Any],
+    methods: Mapping[str, str], figures: Mapping[str, Any], metrics: Sequence[str] = (),
+    scaling: Mapping[str, Any] | None = None,
 ) -> None:  # fmt: skip
     """One figure of the study (:func:`pderepro.plotting.pinn.plot_pinn_figure`)."""
     plot_pinn_figure(
         name=name, histories=histories, fields=fields, references=references,
         outputs=outputs, title=title, problems=problems, methods=methods, figures=figures,
+        metrics=metrics, scaling=scaling,
     )  # fmt: skip

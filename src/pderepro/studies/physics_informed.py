@@ -31,21 +31,33 @@ from pderepro.studies.base import (
 )
 
 TABLES = ("errors",)
+#: The table of a study with a ``scaling`` block (rule pinn_scaling).
+SCALING_TABLE = "scaling"
 #: Every figure a study may ask for (rule plot_pinn makes one per job); the trained
 #: scalar's is ``<quantity>_vs_iteration``.
-FIGURE_NAMES = ["error_vs_iteration", "propagation_failure", "predictions",
+FIGURE_NAMES = ["error_vs_iteration", "propagation_failure", "predictions", "scaling",
                 "[a-z_]+_vs_iteration"]  # fmt: skip
 
 
 def figures(study: Mapping[str, Any]) -> list[str]:
-    """The study's figures: the error and predictions always, the propagation failure and
-    the trained scalar against iteration (``<quantity>_vs_iteration``) where asked for."""
-    names = ["error_vs_iteration", "predictions"]
+    """The study's figures: the error always; the predictions unless left out; the
+    propagation failure, the trained scalar against iteration (``<quantity>_vs_iteration``)
+    and the cost against the scaling parameter where asked for."""
+    names = ["error_vs_iteration"]
+    if study["figures"].get("predictions", True):
+        names.append("predictions")
     if "failure_problem" in study["figures"]:
         names.insert(1, "propagation_failure")
     if "quantity" in study["figures"]:
         names.append(f"{study['figures']['quantity']}_vs_iteration")
+    if "scaling" in study:
+        names.append("scaling")
     return names
+
+
+def tables(study: Mapping[str, Any]) -> tuple[str, ...]:
+    """The study's tables: the errors, and the scaling table where asked for."""
+    return TABLES + ((SCALING_TABLE,) if "scaling" in study else ())
 
 
 #: Where a problem's reference solution lands.
@@ -93,11 +105,17 @@ def run_file(kind: str, study: str, problem: str, method: str, seed: int) -> str
     return RUN_FILES[kind].format(study=study, problem=problem, method=method, seed=seed)
 
 
+def active_problems(study: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+    """The problems the preset runs (``run``, default true: a laptop preset leaves out
+    the paper's largest dimensions, the paper preset a laptop's smallest)."""
+    return {key: spec for key, spec in study["problems"].items() if spec.get("run", True)}
+
+
 def runs(study: Mapping[str, Any]) -> list[tuple[str, str, int]]:
     """Every training job ``(problem, method, seed)``, in table order."""
     return [
         (problem, method, seed)
-        for problem in study["problems"]
+        for problem in active_problems(study)
         for method in study["methods"]
         for seed in range(study["seeds"])
     ]
@@ -118,12 +136,15 @@ def run_settings(study: Mapping[str, Any], problem: str, method: str) -> dict[st
     method's per-problem overrides (``methods.<m>.problems.<p>``: sampler options that
     depend on the problem's point count, say). A method's own network replaces the
     problem's (another model family: PIG); its optimiser settings are merged into the
-    problem's (never the iteration counts)."""
+    problem's (never the iteration counts). A method's ``problem_options`` (SDGD's sampled
+    dimensions) join the problem's parameters: they change its residual, not its
+    reference."""
     spec = copy.deepcopy(dict(study["problems"][problem]))
     method_spec = dict(study["methods"][method])
     overrides = method_spec.pop("problems", {}).get(problem, {})
     for key in ("sampler_options", "weighting_options"):
         method_spec[key] = {**method_spec.get(key, {}), **overrides.get(key, {})}
+    spec["parameters"] = {**spec["parameters"], **method_spec.pop("problem_options", {})}
     network = method_spec.pop("network", None) or spec["network"]
     network = {**network, **overrides.get("network", {})}
     if network.get("architecture", "mlp") == "mlp":
@@ -140,6 +161,8 @@ def run_settings(study: Mapping[str, Any], problem: str, method: str) -> dict[st
         "method": method_spec,
         "snapshots": study["snapshots"],
         "log_every": study["log_every"],
+        "time_limit_s": study.get("time_limit_s"),
+        "gpu": study["gpu"],
     }
 
 
@@ -153,6 +176,8 @@ class PhysicsInformedKind(StudyKind):
             "training": {"iterations", "lbfgs_iterations", "decay_every"},
             "losses": {"n_collocation", "n_initial", "n_boundary"},
             "reference_grid": None,
+            "reference_points": None,
+            "run": None,
         },
         # per method: its pools' sizes and how often they are scored; its network's
         # Gaussians (PIG), per problem
@@ -163,6 +188,8 @@ class PhysicsInformedKind(StudyKind):
         "seeds": None,
         "log_every": None,
         "snapshots": None,
+        "time_limit_s": None,
+        "gpu": None,
     }
 
     def check(self, where: str, study: Mapping[str, Any]) -> None:
@@ -174,6 +201,11 @@ class PhysicsInformedKind(StudyKind):
                 raise ConfigError(
                     f"config key '{where}.problems.{key}.problem': {spec['problem']!r} is "
                     f"not a registered problem ({sorted(problems)})"
+                )
+            if ("reference_grid" in spec) == ("reference_points" in spec):
+                raise ConfigError(
+                    f"config key '{where}.problems.{key}': give reference_grid or "
+                    "reference_points (a ball's scattered test points), exactly one"
                 )
             training = spec["training"]
             if 0 < training["iterations"] < study["log_every"]:
@@ -204,6 +236,20 @@ class PhysicsInformedKind(StudyKind):
                         f"problem ({sorted(study['problems'])})"
                     )
         figure = study["figures"]
+        scattered = [k for k, spec in study["problems"].items() if "reference_points" in spec]
+        if scattered and figure.get("predictions", True):
+            raise ConfigError(
+                f"config key '{where}.figures.predictions': problems {scattered} have scattered "
+                "reference points, which the predictions figure cannot draw: set it false"
+            )
+        if "scaling" in study:
+            parameter = study["scaling"]["parameter"]
+            for key, spec in study["problems"].items():
+                if "family" not in spec or parameter not in spec["parameters"]:
+                    raise ConfigError(
+                        f"config key '{where}.problems.{key}': a scaling study's problems "
+                        f"each need a family and the parameter {parameter!r}"
+                    )
         for method in figure.get("failure_methods", []):
             if method not in study["methods"]:
                 raise ConfigError(
@@ -231,7 +277,7 @@ class PhysicsInformedKind(StudyKind):
                     )
 
     def targets(self, name: str, study: Mapping[str, Any]) -> list[str]:
-        return table_files(name, TABLES) + figure_files(name, figures(study))
+        return table_files(name, tables(study)) + figure_files(name, figures(study))
 
     def summary(self, name: str, study: Mapping[str, Any], preset: str) -> SummarySection:
         published = study["published"]
@@ -240,7 +286,7 @@ class PhysicsInformedKind(StudyKind):
             + (f" + {spec['training']['lbfgs_iterations']} L-BFGS"
                if spec["training"]["lbfgs_iterations"] else "")
             + f", {spec['losses']['n_collocation']} collocation points"
-            for key, spec in study["problems"].items()
+            for key, spec in active_problems(study).items()
         )  # fmt: skip
         caption = (
             "Relative L2 error ||u - u_ref|| / ||u_ref|| (a fraction, not %; up to sign where "
@@ -256,10 +302,17 @@ class PhysicsInformedKind(StudyKind):
             f"published_iterations: {published.get('iterations_source', 'the paper')}); cells "
             "the paper's text did not give are empty."
         )
+        report_tables = [{"path": f"results/{name}/tables/errors.csv", "caption": caption}]
+        if "scaling" in study:
+            report_tables.append({
+                "path": f"results/{name}/tables/{SCALING_TABLE}.csv",
+                "caption": f"Cost against the {study['scaling']['parameter']} (the table's "
+                           "own caption says how each column is measured).",
+            })  # fmt: skip
         return SummarySection(
             title=study["title"],
-            tables=[f"results/{name}/tables/{t}.md" for t in TABLES],
-            report_tables=[{"path": f"results/{name}/tables/errors.csv", "caption": caption}],
+            tables=[f"results/{name}/tables/{t}.md" for t in tables(study)],
+            report_tables=report_tables,
             figures=[f"results/{name}/figures/{f}.png" for f in figures(study)],
         )
 
@@ -271,112 +324,12 @@ class PhysicsInformedKind(StudyKind):
 
     def jobs(self, name: str, study: Mapping[str, Any]) -> Counter[str]:
         return Counter(
-            pinn_reference=len(study["problems"]),
+            pinn_reference=len(active_problems(study)),
             train_pinn=len(runs(study)),
             pinn_tables=1,
+            pinn_scaling=int("scaling" in study),
             plot_pinn=len(figures(study)),
         )
 
 
 KIND = PhysicsInformedKind()
-
-
-# The rules' input functions and parameters: each takes the plan and a job's wildcards.
-
-
-def _study(plan, study: str) -> Mapping[str, Any]:
-    return plan.studies[study]
-
-
-def reference_params(plan, study: str, problem: str, **_: Any) -> dict[str, Any]:
-    spec = _study(plan, study)["problems"][problem]
-    return {"problem": spec["problem"], "parameters": spec["parameters"],
-            "grid": spec["reference_grid"]}  # fmt: skip
-
-
-def train_inputs(plan, study: str, problem: str, **_: Any) -> dict[str, str]:
-    return {"reference": REFERENCE.format(study=study, problem=problem)}
-
-
-def train_params(plan, study: str, problem: str, method: str, **_: Any) -> dict[str, Any]:
-    return run_settings(_study(plan, study), problem, method)
-
-
-def _pig_factor(network: Mapping[str, Any]) -> float:
-    """How much dearer than the MLP a point-iteration is: PIG's Gaussians, channels times
-    Gaussians over 30 (measured 2026-12-06: 200 x 4 Gaussians on Helmholtz cost about 28
-    times the 4 x 50 MLP per L-BFGS iteration on one core)."""
-    if network.get("architecture") != "pig":
-        return 1.0
-    return max(1.0, network["gaussians"] * network["features"] / 30)
-
-
-def train_runtime(plan, study: str, problem: str, method: str, **_: Any) -> int:
-    """Minutes: about 10 ms per iteration per 1000 points on one core for the MLP (times
-    :func:`_pig_factor`), an L-BFGS iteration three Adam ones, with room."""
-    spec = run_settings(_study(plan, study), problem, method)["problem"]
-    training, points = spec["training"], spec["losses"]["n_collocation"]
-    steps = training["iterations"] + 3 * training["lbfgs_iterations"]
-    seconds = 0.01 * max(points / 1000, 1) * steps * _pig_factor(spec["network"])
-    return int(10 + 3 * seconds / 60)
-
-
-def train_mem_mb(plan, study: str, problem: str, method: str, **_: Any) -> int:
-    """MB: 2000 for an MLP; PIG keeps about ten (points, channels, Gaussians, coordinates)
-    float64 tensors alive through its second derivatives, for the collocation and the
-    face points together."""
-    spec = run_settings(_study(plan, study), problem, method)["problem"]
-    network = spec["network"]
-    if network.get("architecture") != "pig":
-        return 2000
-    losses = spec["losses"]
-    points = losses["n_collocation"] + losses["n_boundary"] + losses["n_initial"]
-    dims = len(spec["reference_grid"])
-    return int(2000 + 10 * points * network["features"] * network["gaussians"] * dims * 8 / 1e6)
-
-
-def metric_files(plan, study: str, **_: Any) -> list[str]:
-    return [run_file("metrics", study, p, m, s) for p, m, s in runs(_study(plan, study))]
-
-
-def history_files(plan, study: str, **_: Any) -> list[str]:
-    return [run_file("history", study, p, m, s) for p, m, s in runs(_study(plan, study))]
-
-
-def field_files(plan, study: str, **_: Any) -> list[str]:
-    """Seed 0's fields of every run (the figures show one seed)."""
-    return [run_file("fields", study, p, m, 0) for p, m, s in runs(_study(plan, study)) if s == 0]
-
-
-def reference_files(plan, study: str, **_: Any) -> list[str]:
-    return [REFERENCE.format(study=study, problem=p) for p in _study(plan, study)["problems"]]
-
-
-def tables_params(plan, study: str, **_: Any) -> dict[str, Any]:
-    cfg = _study(plan, study)
-    return {
-        "problems": {
-            k: {
-                "label": v.get("label", k),
-                "problem": v["problem"],
-                "parameters": v["parameters"],
-                "iterations": v["training"]["iterations"],
-                "lbfgs_iterations": v["training"]["lbfgs_iterations"],
-            }
-            for k, v in cfg["problems"].items()
-        },  # fmt: skip
-        "methods": {k: v.get("label", k) for k, v in cfg["methods"].items()},
-        "published": cfg["published"],
-        "preset": plan.config["preset"],
-    }
-
-
-def figure_params(plan, study: str, figure: str, **_: Any) -> dict[str, Any]:
-    cfg = _study(plan, study)
-    return {
-        "name": figure,
-        "title": cfg["title"],
-        "problems": {k: v.get("label", k) for k, v in cfg["problems"].items()},
-        "methods": {k: v.get("label", k) for k, v in cfg["methods"].items()},
-        "figures": cfg["figures"],
-    }

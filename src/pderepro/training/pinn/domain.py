@@ -1,10 +1,15 @@
-"""The box a physics-informed problem lives on, and its point sets.
+"""The box (or ball) a physics-informed problem lives on, and its point sets.
 
 A domain is one interval per coordinate, named (``("x", "t")`` or ``("x", "y", "t")`` for
 an evolution problem, ``("x", "y")`` or ``("x",)`` for a steady one). Points are rows of a
 ``(n, dim)`` tensor throughout :mod:`pderepro.training.pinn`, coordinates in the domain's
 order: collocation points, initial-condition points (``t = t0``) and boundary points
 alike. Time, if any, is the last coordinate; only ``(x, t)`` may be periodic in ``x``.
+
+A :class:`Ball` is the steady domain of high-dimensional problems (SDGD's unit ball in
+``d`` dimensions): its box is the bounding cube (what networks scale their inputs by),
+its points follow the ball's own law, and its reference lives on scattered test points
+(:meth:`Ball.test_points`), not on a grid.
 """
 
 from __future__ import annotations
@@ -72,6 +77,11 @@ class Domain:
     @property
     def dim(self) -> int:
         return len(self.names)
+
+    @property
+    def scattered(self) -> bool:
+        """Whether the reference lives on scattered test points (a ball), not on a grid."""
+        return False
 
     @property
     def evolution(self) -> bool:
@@ -162,3 +172,67 @@ class Domain:
         for face in range(faces):
             unit[face, :, face // 2] = float(face % 2)  # the face's own coordinate: 0 or 1
         return self.scale(unit.reshape(-1, self.dim))
+
+
+@dataclass(frozen=True)
+class Ball(Domain):
+    """The ball ``|x| <= radius`` in ``d`` dimensions, coordinates ``x1 .. xd``, steady.
+
+    Points follow the SDGD authors' law (their released code, which defines what their
+    published errors average over): a Gaussian direction times a radius drawn
+    *uniformly* in ``[0, radius]``. That is not the uniform law on the ball (whose radius
+    is ``radius U^(1/d)``): it puts as many points near the centre as near the sphere.
+    """
+
+    radius: float = 1.0
+
+    @classmethod
+    def of(cls, dimension: int, radius: float = 1.0) -> Ball:
+        """The ball of ``radius`` in ``dimension`` (>= 1) coordinates."""
+        if int(dimension) < 1 or float(radius) <= 0:
+            raise ValueError(
+                f"a ball needs dimension >= 1 and radius > 0, got {dimension}, {radius}"
+            )
+        bounds = ((-float(radius), float(radius)),) * int(dimension)
+        names = tuple(f"x{i + 1}" for i in range(int(dimension)))
+        return cls(bounds=bounds, names=names, radius=float(radius))
+
+    @property
+    def scattered(self) -> bool:
+        return True
+
+    def _from_normal(self, normal: Tensor, radius_unit: Tensor) -> Tensor:
+        """Directions of the rows of ``normal (n, d)`` at radii ``radius * radius_unit (n,)``."""
+        direction = normal / torch.linalg.vector_norm(normal, dim=1, keepdim=True)
+        return direction * (self.radius * radius_unit)[:, None]  # (n, d)
+
+    def uniform(self, n: int, generator: torch.Generator, dtype: torch.dtype) -> Tensor:
+        """``n`` points ``(n, d)`` of the authors' law, drawn with ``generator``."""
+        normal = torch.randn(n, self.dim, generator=generator, dtype=dtype)
+        return self._from_normal(normal, torch.rand(n, generator=generator, dtype=dtype))
+
+    def point_set(self, kind: str, n: int, seed: int, dtype: torch.dtype) -> Tensor:
+        """``n`` points ``(n, d)`` of the authors' law seeded by ``seed`` (only ``uniform``:
+        low-discrepancy sets of the cube do not map onto this law)."""
+        if kind != "uniform":
+            raise ValueError(f"a ball draws only 'uniform' point sets, not {kind!r}")
+        return torch.as_tensor(self.test_points(n, seed), dtype=dtype)
+
+    def test_points(self, n: int, seed: int) -> np.ndarray:
+        """``n`` fixed points ``(n, d)`` (float64) of the authors' law from numpy's PCG64
+        seeded by ``seed``: the same on every machine, so a reference file stores the seed
+        and a checksum, not ``n x d`` coordinates (16 GB at the paper's 10^5 dimensions)."""
+        rng = np.random.default_rng(seed)
+        normal = torch.as_tensor(rng.standard_normal((n, self.dim)))
+        return self._from_normal(normal, torch.as_tensor(rng.random(n))).numpy()
+
+    def boundary_points(self, n: int, seed: int, dtype: torch.dtype) -> Tensor:
+        """``n`` points ``(n, d)`` on the sphere ``|x| = radius``."""
+        normal = torch.as_tensor(np.random.default_rng(seed).standard_normal((n, self.dim)))
+        return self._from_normal(normal, torch.ones(n, dtype=normal.dtype)).to(dtype)
+
+    def initial_points(self, n: int, seed: int, dtype: torch.dtype) -> Tensor:
+        raise ValueError("a ball is a steady domain: no initial points")
+
+    def grid(self, sizes: Mapping[str, int]) -> tuple[np.ndarray, ...]:
+        raise ValueError("a ball's reference is on scattered test points (test_points), not a grid")

@@ -1,19 +1,18 @@
-"""Training of one physics-informed run: Adam with a step decay, then optionally L-BFGS.
+"""Training of one physics-informed run: Adam on a rate schedule, then optionally L-BFGS.
 
 The trained function is a :class:`PinnField`: the network behind the problem's trial
 function, with the problem's trainable scalars (an eigenvalue). Each Adam iteration
-evaluates the residual at the sampler's points; on an evolution domain the initial
-condition at fixed points ``t = t0``; on a periodic domain the mismatch of
-``u`` (and of ``problem.boundary_derivatives`` of its first-coordinate derivatives)
-between the two ends, else the problem's Dirichlet values on the faces, if any. The loss
-is their weighted sum; after the step the sampler moves its points. The L-BFGS phase
-(strong Wolfe line search, float64, the last collocation points) keeps its best iterate,
-since it can return NaN; a budget may be L-BFGS alone (no Adam iteration).
+minimises the run's loss (:mod:`.objective`: residual, initial and boundary terms); after
+the step the sampler moves its points. The L-BFGS phase (strong Wolfe line search,
+float64, the last collocation points) keeps its best iterate, since it can return NaN; a
+budget may be L-BFGS alone (no Adam iteration). A run may carry a time limit, checked
+after a few timed iterations (a method that does not fit its budget stops there, its
+cost measured), and runs on the CPU or a GPU.
 
 Every ``log_every`` iterations the history records the losses, the sampler's and the
 weighting's state, the *validation residual* (mean squared residual at fixed fresh points
 never trained on: it reads no reference, so budgets are chosen on it) and the relative L2
-error on the reference grid (reported, never used for any choice).
+error on the reference (reported, never used for any choice).
 """
 
 from __future__ import annotations
@@ -21,8 +20,9 @@ from __future__ import annotations
 import copy
 import logging
 import math
+import resource
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,22 +30,24 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
-from pderepro.training.pinn.problems.base import Problem, gradient
+from pderepro.training.pinn.objective import LossSetup, PinnObjective
+from pderepro.training.pinn.problems.base import Problem
+from pderepro.training.pinn.reference import Reference, reference_error
 from pderepro.training.pinn.samplers.base import Sampler, Weighting
 
 logger = logging.getLogger(__name__)
 
-#: Fresh points of the validation residual.
-VALIDATION_POINTS = 4096
-#: Seed offset of the validation points, of the fixed initial and periodic-end points, and
-#: of the fixed Dirichlet face points.
-VALIDATION_SEED_OFFSET, CONDITION_SEED_OFFSET, FACE_SEED_OFFSET = 7919, 104729, 1299709
+#: Adam rate schedules: ``step`` (times ``decay_factor`` every ``decay_every``), ``linear``
+#: (down to 0 at the last iteration: the SDGD authors').
+SCHEDULES = ("step", "linear")
+#: Adam iterations timed (after one warm-up) to project a run against its time limit.
+PROBE_ITERATIONS = 3
 
 
 @dataclass(frozen=True)
 class Budget:
-    """The optimiser schedule: Adam ``iterations`` at ``learning_rate`` times
-    ``decay_factor`` every ``decay_every`` iterations, then ``lbfgs_iterations``."""
+    """The optimiser schedule: Adam ``iterations`` from ``learning_rate`` on the
+    ``schedule`` (:data:`SCHEDULES`), then ``lbfgs_iterations``."""
 
     iterations: int
     learning_rate: float
@@ -53,33 +55,15 @@ class Budget:
     decay_factor: float
     lbfgs_iterations: int = 0
     log_every: int = 100
+    schedule: str = "step"
 
-
-@dataclass(frozen=True)
-class LossSetup:
-    """Point counts and weights of the loss terms."""
-
-    n_initial: int
-    n_boundary: int
-    residual_weight: float = 1.0
-    initial_weight: float = 1.0
-    boundary_weight: float = 1.0
-
-
-@dataclass
-class Reference:
-    """The reference solution ``u`` on the grid of ``axes`` (one per coordinate, in the
-    domain's order); ``u`` is shaped by the axes in reverse order (``(nt, nx)``), and
-    ``quantity`` is the reference value of the problem's trainable scalar, if any."""
-
-    axes: tuple[np.ndarray, ...]
-    u: np.ndarray
-    quantity: float | None = None
-
-    def points(self, dtype: torch.dtype) -> Tensor:
-        """Grid points ``(u.size, dim)`` in the order of ``u.ravel()``."""
-        mesh = np.meshgrid(*self.axes[::-1], indexing="ij")  # each shaped like u
-        return torch.as_tensor(np.stack([m.ravel() for m in mesh[::-1]], axis=1), dtype=dtype)
+    def scheduler(self, optimizer: torch.optim.Optimizer) -> torch.optim.lr_scheduler.LRScheduler:
+        if self.schedule == "step":
+            return torch.optim.lr_scheduler.StepLR(optimizer, self.decay_every, self.decay_factor)
+        if self.schedule == "linear":
+            total = max(self.iterations, 1)
+            return torch.optim.lr_scheduler.LambdaLR(optimizer, lambda i: 1 - i / total)
+        raise ValueError(f"unknown schedule {self.schedule!r}; choose from {SCHEDULES}")
 
 
 class PinnField(nn.Module):
@@ -122,101 +106,8 @@ class PinnRun:
     lbfgs_s_per_iteration: float = math.nan
     lbfgs_iterations_taken: int = 0
     train_s: float = math.nan
-
-
-def reference_error(
-    model: nn.Module, problem: Problem, reference: Reference, dtype: torch.dtype
-) -> tuple[float, Any]:
-    """The problem's error (relative L2, or as the problem defines it) over the whole
-    reference grid, and the prediction."""
-    with torch.no_grad():
-        pred = model(reference.points(dtype)).double().numpy().reshape(reference.u.shape)
-    pred = problem.aligned(pred, reference.u)
-    return problem.error(pred, reference.u), pred
-
-
-class PinnObjective:
-    """The loss of a run: residual, initial, boundary and the problem's own terms."""
-
-    def __init__(self, problem: Problem, setup: LossSetup, seed: int, dtype: torch.dtype) -> None:
-        self.problem, self.setup = problem, setup
-        domain = problem.domain
-        self.initial = self.u0 = None
-        self.lower_edge = self.upper_edge = self.faces = self.face_values = None
-        if domain.evolution:
-            self.initial = domain.initial_points(setup.n_initial, seed + CONDITION_SEED_OFFSET,
-                                                 dtype)  # (n_initial, dim) at t = t0  # fmt: skip
-            self.u0 = problem.initial_condition(self.initial)
-        if domain.periodic:  # (x, t): the two ends of x at the same Sobol times
-            conditions = domain.point_set("sobol", setup.n_boundary, seed + CONDITION_SEED_OFFSET,
-                                          dtype)  # fmt: skip
-            times = conditions[:, 1]
-            self.lower_edge = torch.stack([torch.full_like(times, domain.x[0]), times], 1)
-            self.upper_edge = torch.stack([torch.full_like(times, domain.x[1]), times], 1)
-        else:
-            # their own stream: the initial points' would repeat along a face
-            faces = domain.boundary_points(setup.n_boundary, seed + FACE_SEED_OFFSET, dtype)
-            values = problem.boundary_value(faces)
-            if values is not None:
-                self.faces, self.face_values = faces, values  # (m, dim), (m,)
-        self.validation = domain.point_set(
-            "uniform", VALIDATION_POINTS, seed + VALIDATION_SEED_OFFSET, dtype
-        )
-
-    def to(self, dtype: torch.dtype) -> None:
-        for name in ("initial", "u0", "lower_edge", "upper_edge", "faces", "face_values",
-                     "validation"):  # fmt: skip
-            if getattr(self, name) is not None:
-                setattr(self, name, getattr(self, name).to(dtype))
-
-    def residual(self, model: nn.Module, points: Tensor) -> Tensor:
-        """The residual ``(n,)`` at ``points (n, dim)`` (kept in the graph)."""
-        points = points.detach().requires_grad_(True)
-        return self.problem.residual(model(points), points)
-
-    def residual_at(self, model: nn.Module) -> Callable[[Tensor], Tensor]:
-        """Absolute residuals under the current model, detached (for samplers' pools)."""
-        return lambda points: self.residual(model, points).detach().abs()
-
-    def initial_loss(self, model: nn.Module) -> Tensor:
-        if self.initial is None:
-            return torch.zeros((), dtype=self.validation.dtype)
-        return torch.mean((model(self.initial) - self.u0) ** 2)
-
-    def boundary(self, model: nn.Module) -> Tensor:
-        if self.faces is not None:
-            return torch.mean((model(self.faces) - self.face_values) ** 2)
-        if self.lower_edge is None:
-            return torch.zeros((), dtype=self.validation.dtype)
-        lower = self.lower_edge.clone().requires_grad_(True)
-        upper = self.upper_edge.clone().requires_grad_(True)
-        u_lo, u_hi = model(lower), model(upper)
-        loss = torch.mean((u_lo - u_hi) ** 2)
-        for _ in range(self.problem.boundary_derivatives):
-            u_lo, u_hi = gradient(u_lo, lower)[:, 0], gradient(u_hi, upper)[:, 0]
-            loss = loss + torch.mean((u_lo - u_hi) ** 2)
-        return loss
-
-    def terms(
-        self, model: nn.Module, sampler: Sampler, weighting: Weighting
-    ) -> tuple[Tensor, Tensor, dict[str, Tensor]]:
-        """The weighted total loss, the residuals ``(n,)`` and each term."""
-        points = sampler.points
-        residual = self.residual(model, points)  # (n,)
-        weights = sampler.point_weights()
-        squared = residual**2 if weights is None else weights * residual**2
-        res_loss = weighting.loss(squared, points[:, -1])
-        ic_loss = self.initial_loss(model)
-        bc_loss = self.boundary(model)
-        s = self.setup
-        total = s.residual_weight * res_loss + s.initial_weight * ic_loss
-        total = total + s.boundary_weight * bc_loss
-        terms = {"residual_loss": res_loss, "initial_loss": ic_loss, "boundary_loss": bc_loss}
-        return total, residual, terms
-
-    def validation_residual(self, model: nn.Module) -> float:
-        """Mean squared residual at the fixed fresh points (reads no reference)."""
-        return float(torch.mean(self.residual(model, self.validation).detach() ** 2))
+    peak_memory_mb: float = math.nan  # see :func:`train_pinn`
+    projected_s: float = math.nan  # where the run stopped over its time limit
 
 
 def _snapshot(objective: PinnObjective, model: nn.Module, sampler: Sampler, iteration: int,
@@ -227,7 +118,20 @@ def _snapshot(objective: PinnObjective, model: nn.Module, sampler: Sampler, iter
     tt, xx = torch.meshgrid(t, x, indexing="ij")  # (nt, nx)
     points = torch.stack([xx.ravel(), tt.ravel()], 1)
     field_ = objective.residual(model, points).detach().abs().reshape(grid[1], grid[0])
-    return Snapshot(iteration, field_.double().numpy(), sampler.points.double().numpy())
+    return Snapshot(iteration, field_.double().cpu().numpy(), sampler.points.double().numpy())
+
+
+def _peak_memory_mb(device: torch.device) -> float:
+    """The process's peak resident set so far (CPU), or torch's peak allocation on the
+    GPU since its last reset, MB."""
+    if device.type == "cuda":
+        return torch.cuda.max_memory_allocated(device) / 2**20
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: KiB
+
+
+def _sync(device: torch.device) -> None:
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
 
 
 def train_pinn(
@@ -242,6 +146,8 @@ def train_pinn(
     reference: Reference | None = None,
     snapshot_iterations: Sequence[int] = (),
     snapshot_grid: tuple[int, int] = (128, 64),
+    time_limit_s: float | None = None,
+    device: torch.device | str = "cpu",
 ) -> PinnRun:
     """Train ``model`` on ``problem``; see the module docstring.
 
@@ -249,7 +155,8 @@ def train_pinn(
     ----------
     problem, model, sampler, weighting
         The run's pieces (model and points in the sampler's dtype); ``model`` is the
-        :class:`PinnField` of ``problem`` (or any network ``u(points)``).
+        :class:`PinnField` of ``problem`` (or any network ``u(points)``), moved here to
+        ``device``.
     budget, setup : Budget, LossSetup
         Schedule; loss points and weights.
     seed : int
@@ -260,25 +167,78 @@ def train_pinn(
         Adam iterations after which to keep a :class:`Snapshot` (0: before training).
     snapshot_grid : (nx, nt)
         Grid of the snapshots' residual fields (two-coordinate domains only).
+    time_limit_s : float, optional
+        The run's budget (s): after one warm-up and :data:`PROBE_ITERATIONS` timed Adam
+        iterations, a run whose Adam phase would take longer stops there, with its
+        projected time in ``projected_s``, its time per iteration and memory measured,
+        and no error (NaN): the method does not fit the budget. A run out of GPU memory
+        stops alike, with ``projected_s`` infinite.
+    device : torch.device or str
+        Where the network and the loss are evaluated (the sampler's points are drawn on
+        the CPU and moved).
+
+    The run's ``peak_memory_mb`` is what training added to the process's peak resident
+    set on the CPU (0 where it never rose above what the process held before, the
+    reference included), or torch's peak allocation during training on a GPU.
     """
+    device = torch.device(device)
     dtype = sampler.dtype
-    objective = PinnObjective(problem, setup, seed, dtype)
+    if device.type == "cuda":
+        torch.cuda.reset_peak_memory_stats(device)
+    memory_before = 0.0 if device.type == "cuda" else _peak_memory_mb(device)
+    model.to(device)
+    objective = PinnObjective(problem, setup, seed, dtype, device)
     optimizer = torch.optim.Adam(model.parameters(), lr=budget.learning_rate)
-    schedule = torch.optim.lr_scheduler.StepLR(optimizer, budget.decay_every, budget.decay_factor)
+    schedule = budget.scheduler(optimizer)
     run = PinnRun(history=[])
     wanted = set(int(i) for i in snapshot_iterations)
     if 0 in wanted:
         run.snapshots.append(_snapshot(objective, model, sampler, 0, snapshot_grid))
     eval_s, start = 0.0, time.perf_counter()
+    probe_start = start
     for iteration in range(budget.iterations):
         optimizer.zero_grad(set_to_none=True)
-        total, residual, terms = objective.terms(model, sampler, weighting)
-        total.backward()
+        try:
+            total, residual, terms = objective.terms(model, sampler, weighting)
+            total.backward()
+        except torch.cuda.OutOfMemoryError:  # the method does not fit the device
+            logger.warning("out of GPU memory at iteration %d: stopping", iteration + 1)
+            torch.cuda.empty_cache()
+            run.projected_s, run.train_s = math.inf, time.perf_counter() - start
+            run.peak_memory_mb = _peak_memory_mb(device)
+            run.history.append({"phase": "adam", "iteration": iteration, "loss": math.nan,
+                                "residual_loss": math.nan, "validation_residual": math.nan,
+                                "rel_l2": math.nan, "wall_s": run.train_s})  # fmt: skip
+            if reference is not None:
+                run.prediction = np.full(reference.u.shape, np.nan)
+            return run
         optimizer.step()
         schedule.step()
-        sampler.update(iteration, residual.detach().abs(), objective.residual_at(model))
+        sampler.update(iteration, residual.detach().abs().to(sampler.points.device),
+                       objective.residual_at(model))  # fmt: skip
         done = iteration + 1
+        if time_limit_s is not None and done in (1, 1 + PROBE_ITERATIONS):
+            _sync(device)
+            if done == 1:  # the warm-up (first calls, allocations) is not timed
+                probe_start = time.perf_counter()
+            else:
+                per_iteration = (time.perf_counter() - probe_start) / PROBE_ITERATIONS
+                projected = per_iteration * budget.iterations
+                if projected > time_limit_s and done < budget.iterations:
+                    logger.warning("%.3g s per iteration: %d iterations would take %.0f s, "
+                                   "over the run's limit of %.0f s; stopping", per_iteration,
+                                   budget.iterations, projected, time_limit_s)  # fmt: skip
+                    run.projected_s, run.adam_s_per_iteration = projected, per_iteration
+                    row = _log_row("adam", done, total, terms, objective, model, sampler,
+                                   weighting, None, dtype)  # fmt: skip
+                    run.history.append({**row, "wall_s": time.perf_counter() - start})
+                    run.train_s = time.perf_counter() - start
+                    run.peak_memory_mb = _peak_memory_mb(device) - memory_before
+                    if reference is not None:
+                        run.prediction = np.full(reference.u.shape, np.nan)
+                    return run
         if done % budget.log_every == 0 or done == budget.iterations or done in wanted:
+            _sync(device)
             tick = time.perf_counter()
             if done % budget.log_every == 0 or done == budget.iterations:
                 row = _log_row("adam", done, total, terms, objective, model, sampler,
@@ -292,6 +252,7 @@ def train_pinn(
             if done in wanted:
                 run.snapshots.append(_snapshot(objective, model, sampler, done, snapshot_grid))
             eval_s += time.perf_counter() - tick
+    _sync(device)
     adam_s = time.perf_counter() - start - eval_s
     run.adam_s_per_iteration = adam_s / budget.iterations if budget.iterations else math.nan
     if budget.lbfgs_iterations:
@@ -299,8 +260,10 @@ def train_pinn(
         run.lbfgs_s_per_iteration = lbfgs_s / max(run.lbfgs_iterations_taken, 1)
         adam_s += lbfgs_s
     run.train_s = adam_s
+    run.peak_memory_mb = _peak_memory_mb(device) - memory_before
     if reference is not None:
-        run.rel_l2, run.prediction = reference_error(model, problem, reference, sampler.dtype)
+        run.rel_l2, run.prediction = reference_error(model, problem, reference, sampler.dtype,
+                                                     device)  # fmt: skip
     run.quantity = problem.state().get(problem.quantity, math.nan)
     return run
 
@@ -313,7 +276,7 @@ def _log_row(phase: str, iteration: int, total: Tensor, terms: dict[str, Tensor]
     row.update({k: float(v.detach()) for k, v in terms.items()})
     row["validation_residual"] = objective.validation_residual(model)
     row["rel_l2"] = (
-        reference_error(model, objective.problem, reference, dtype)[0]
+        reference_error(model, objective.problem, reference, dtype, objective.device)[0]
         if reference is not None else math.nan
     )  # fmt: skip
     row.update(objective.problem.state())

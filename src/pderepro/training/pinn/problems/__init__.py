@@ -2,6 +2,7 @@
 
 from pderepro.training.pinn.problems import (  # noqa: F401  (registration)
     allen_cahn,
+    ball,
     convection,
     helmholtz,
     klein_gordon,

@@ -79,6 +79,8 @@ class Problem(ABC):
 
     name: ClassVar[str] = ""
     boundary_derivatives: ClassVar[int] = 0
+    #: Fresh points of the validation residual (None: the loop's default).
+    validation_points: ClassVar[int | None] = None
     domain: Domain
     reference_method: str = ""
     quantity: str = ""
@@ -96,6 +98,22 @@ class Problem(ABC):
     def reference(self, *axes: np.ndarray) -> np.ndarray:
         """The reference solution on the grid of ``axes`` (one per coordinate, in the
         domain's order), shaped by the axes in reverse order: ``(nt, nx)`` for ``(x, t)``."""
+
+    def residual_of(
+        self, field: Callable[[Tensor], Tensor], points: Tensor, exact: bool = False
+    ) -> Tensor:
+        """The residual ``(n,)`` of the field ``u(points) -> (n,)`` at ``points (n, dim)``,
+        kept in the graph of the field's parameters. Here: :meth:`residual` of ``u`` at
+        points that require grad; a problem that differentiates the field itself (with
+        ``torch.func``) overrides this. ``exact`` asks a problem that trains on an
+        estimate of its residual (SDGD's sampled Laplacian) for the residual itself."""
+        points = points.detach().requires_grad_(True)
+        return self.residual(field(points), points)
+
+    def reference_at(self, points: np.ndarray) -> np.ndarray:
+        """The reference at scattered ``points (n, dim)`` (``(n,)``), for domains whose
+        reference is on test points (:attr:`Domain.scattered`)."""
+        raise NotImplementedError(f"{self.name} has a grid reference (reference)")
 
     def initial_condition(self, points: Tensor) -> Tensor:
         """``u`` at points ``(n, dim)`` with ``t = t0``, shape ``(n,)`` (evolution problems)."""
