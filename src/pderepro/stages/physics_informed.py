@@ -202,7 +202,7 @@ def _write_fields(
     data: dict[str, Any] = {
         "u_pred": (dims, run.prediction, {"long_name": "predicted u", "units": "1"}),
     }  # fmt: skip
-    coords: dict[str, Any] = _coords(pde, ref.axes)
+    coords: dict[str, Any] = {} if pde.domain.scattered else _coords(pde, ref.axes)
     if run.snapshots:
         n_max = max(s.points.shape[0] for s in run.snapshots)
         points = np.full((len(run.snapshots), n_max, 2), np.nan)
