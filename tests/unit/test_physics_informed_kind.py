@@ -136,3 +136,48 @@ def test_a_preset_sizes_a_methods_network_per_problem_and_nothing_else(tmp_path,
             ConfigError, match=r"pig\.methods\.pig\.problems\.helmholtz\.network\.sigma0"
         ):
             resolve({**BASE, "studies": ["pig"]}, config_dir=config_dir)
+
+
+@pytest.mark.parametrize(
+    ("preset", "dimensions"),
+    [("smoke", [10, 100]), ("quick", [10, 100, 1000]), ("paper", [100, 1000, 10**4, 10**5])],
+)
+def test_sdgd_presets_run_their_dimensions_and_the_paper_asks_for_gpus(preset, dimensions):
+    """Each preset runs its own dimensions (run: false leaves the others out of every
+    rule); the paper's runs ask the scheduler for a GPU, each capped by the time limit."""
+    from pderepro.studies import physics_informed_inputs as inputs
+    from pderepro.studies.physics_informed import active_problems
+
+    config = resolve({**BASE, "preset": preset, "studies": ["sdgd"]})
+    plan = make_plan(config)
+    study = config["study"]["sdgd"]
+    active = active_problems(study)
+    assert sorted({spec["parameters"]["dimension"] for spec in active.values()}) == dimensions
+    assert len(active) == 2 * len(dimensions)
+    counts = plan.job_counts()
+    assert counts["train_pinn"] == len(active) * 2 * study["seeds"] == len(runs(study))
+    assert counts["pinn_reference"] == len(active) and counts["pinn_scaling"] == 1
+    assert counts["plot_pinn"] == 2  # the error and the scaling figures, no predictions
+    largest = f"poisson_d{dimensions[-1]}"
+    wildcards = {"study": "sdgd", "problem": largest, "method": "pinn"}
+    assert inputs.train_gpus(plan, **wildcards) == (preset == "paper")
+    limit_minutes = 10 + 3 * study["time_limit_s"] / 60
+    assert inputs.train_runtime(plan, **wildcards) <= limit_minutes
+    sdgd = run_settings(study, largest, "sdgd")["problem"]["parameters"]
+    assert sdgd["sampled_dims"] == 4
+    assert "sampled_dims" not in study["problems"][largest]["parameters"]
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "message"),
+    [
+        ("figures", {}, "predictions"),
+        ("problems.poisson_d10.reference_grid", {"nx": 10}, "exactly one"),
+        ("scaling", {"parameter": "radius"}, "family and the parameter"),
+    ],
+)
+def test_bad_sdgd_entries_fail_naming_the_key(tmp_path, path, value, message):
+    config_dir = _study_dir(tmp_path, _edit(path, value), name="sdgd")
+    with pytest.raises(ConfigError, match=message) as err:
+        resolve({**BASE, "preset": "smoke", "studies": ["sdgd"]}, config_dir=config_dir)
+    assert "sdgd.yaml" in str(err.value)
