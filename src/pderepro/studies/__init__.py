@@ -1,9 +1,9 @@
 """L5: study kinds, one module each, and the plan of the whole workflow.
 
 A study file names its ``kind``; the kind (:mod:`.resolution`, :mod:`.regimes`,
-:mod:`.closures`, :mod:`.parametric`, :mod:`.physics_informed`) owns the schema of such
-studies, the keys its presets may set, its checks, what it expands into, its targets,
-summary section and cost model.
+:mod:`.closures`, :mod:`.parametric`, :mod:`.physics_informed`, :mod:`.random_features`)
+owns the schema of such studies, the keys its presets may set, its checks, what it expands
+into, its targets, summary section and cost model.
 :func:`resolve_config` merges and validates the config; :func:`make_plan` turns it into
 a :class:`Plan`, which the Snakefile and the tests use alike. A new kind is one module
 registered in :data:`KINDS`.
@@ -31,7 +31,14 @@ from pderepro.config import (
 )
 from pderepro.data.closure_systems import CLOSURE_SYSTEMS
 from pderepro.data.specs import DATASET_SPECS
-from pderepro.studies import closures, parametric, physics_informed, regimes, resolution
+from pderepro.studies import (
+    closures,
+    parametric,
+    physics_informed,
+    random_features,
+    regimes,
+    resolution,
+)
 from pderepro.studies.base import StudyKind
 from pderepro.studies.claims import CLAIMS_TARGETS, active, check_claims, claims_studies
 from pderepro.studies.schema import as_written, build_schema
@@ -39,7 +46,14 @@ from pderepro.studies.schema import as_written, build_schema
 #: Every study kind, by the ``kind`` value of a study file.
 KINDS: dict[str, StudyKind] = {
     k.name: k
-    for k in (resolution.KIND, regimes.KIND, closures.KIND, parametric.KIND, physics_informed.KIND)
+    for k in (
+        resolution.KIND,
+        regimes.KIND,
+        closures.KIND,
+        parametric.KIND,
+        physics_informed.KIND,
+        random_features.KIND,
+    )
 }
 
 #: Preset sections keyed by the study's own entries (regimes, PDEs, a parametric study's

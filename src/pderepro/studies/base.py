@@ -32,6 +32,9 @@ BENCHMARKS = {
     "evaluate_online": "results/benchmarks/evaluate_online/{study}/{closure}.tsv",
     "train_parametric": "results/benchmarks/train_parametric/{study}/{pde}/{run}/seed{seed}.tsv",
     "train_pinn": "results/benchmarks/train_pinn/{study}/{problem}/{method}/seed{seed}.tsv",
+    "fit_random_features": (
+        "results/benchmarks/fit_random_features/{study}/{dimension}/seed{seed}.tsv"
+    ),
 }
 #: Training keys a preset may set: the optimiser's budget. A run of a few hundred steps
 #: needs smaller batches, a larger rate and a decay over the whole run; the study's (the

@@ -1,0 +1,66 @@
+# Random-feature studies: one least-squares fit job per (dimension, seed) over every number
+# of features, the errors and slopes tables, the figure (pderepro.studies.random_features).
+from pderepro.studies import random_features
+
+
+rule fit_random_features:
+    output:
+        random_features.METRICS,
+    log:
+        "results/logs/fit_random_features/{study}/{dimension}/seed{seed}.log",
+    benchmark:
+        BENCHMARKS["fit_random_features"]
+    wildcard_constraints:
+        study=matching(PLAN.of_kind("random_features")),
+        dimension=matching(random_features.dimension_keys(PLAN)),
+    conda:
+        ENV
+    threads: 1
+    resources:
+        runtime=from_plan(random_features.fit_runtime),
+        mem_mb=from_plan(random_features.fit_mem_mb),
+    params:
+        settings=from_plan(random_features.fit_params),
+    script:
+        "../scripts/fit_random_features.py"
+
+
+rule random_features_tables:
+    input:
+        metrics=from_plan(random_features.metric_files),
+    output:
+        **{
+            f"{t}_{ext}": f"results/{{study}}/tables/{t}.{ext}"
+            for t in random_features.TABLES
+            for ext in ("csv", "md")
+        },
+    log:
+        "results/logs/random_features_tables/{study}.log",
+    wildcard_constraints:
+        study=matching(PLAN.of_kind("random_features")),
+    conda:
+        ENV
+    params:
+        table=from_plan(random_features.tables_params),
+    script:
+        "../scripts/random_features_tables.py"
+
+
+rule plot_random_features:
+    input:
+        metrics=from_plan(random_features.metric_files),
+        slopes="results/{study}/tables/slopes.csv",
+    output:
+        png="results/{study}/figures/{figure}.png",
+        pdf="results/{study}/figures/{figure}.pdf",
+    log:
+        "results/logs/plot_random_features/{study}/{figure}.log",
+    wildcard_constraints:
+        study=matching(PLAN.of_kind("random_features")),
+        figure=matching(random_features.FIGURES),
+    conda:
+        ENV
+    params:
+        figure=from_plan(random_features.figure_params),
+    script:
+        "../scripts/plot_random_features.py"
