@@ -134,11 +134,12 @@ def test_linear_schedule_falls_to_zero_at_the_last_iteration():
 
 
 def test_scaling_table_fits_log_log_slopes_and_marks_runs_over_the_limit():
+    """A run out of GPU memory (projected_s infinite) is stopped, like one over its limit."""
     rows = []
     for d in (10, 100, 1000):
         rows.append({"problem": f"p{d}", "method": "full", "s_per_iteration": 1e-4 * d**2,
                      "peak_memory_mb": 0.1 * d, "rel_l2": 0.1,
-                     "projected_s": 5e3 if d == 1000 else math.nan})  # fmt: skip
+                     "projected_s": math.inf if d == 1000 else math.nan})  # fmt: skip
         rows.append({"problem": f"p{d}", "method": "sampled", "s_per_iteration": 0.01,
                      "peak_memory_mb": 50.0, "rel_l2": 0.2, "projected_s": math.nan})  # fmt: skip
     problems = {f"p{d}": {"family": "poisson", "value": d} for d in (10, 100, 1000)}
@@ -147,6 +148,7 @@ def test_scaling_table_fits_log_log_slopes_and_marks_runs_over_the_limit():
                                    parameter="dimension")  # fmt: skip
     full, sampled = table.set_index("method").loc["full"], table.set_index("method").loc["sampled"]
     assert full["time_slope"] == pytest.approx(2.0) and full["memory_slope"] == pytest.approx(1.0)
+    assert full["time_slope_largest"] == pytest.approx(2.0)  # out of memory counts as stopped
     assert sampled["time_slope"] == pytest.approx(0.0, abs=1e-9)
     assert (full["largest_trained"], full["first_over_limit"]) == (100, 1000)
     assert math.isnan(sampled["first_over_limit"]) and "dimension" in caption

@@ -30,10 +30,24 @@ ERRORS_COLUMNS = [
     "rel_l2_max", "rel_l2_seeds", "quantity_mean", "quantity_std", "quantity_seeds",
     "quantity_reference", "quantity_rel_error", "quantity_rel_error_max", "residual_loss",
     "validation_residual", "adam_iterations",
-    "lbfgs_iterations", "s_per_iteration", "lbfgs_s_per_iteration", "train_s",
+    "lbfgs_iterations", "s_per_iteration", "lbfgs_s_per_iteration", "train_s", "run_s",
     "peak_memory_mb", "over_limit_seeds", "projected_s", "published", "published_best",
     "published_iterations", "published_verified",
 ]  # fmt: skip
+
+
+def _stopped(runs: pd.DataFrame) -> np.ndarray:
+    """Whether each run stopped before its budget: over its time limit (``projected_s``
+    finite) or out of memory (infinite)."""
+    return ~np.isnan(runs["projected_s"].to_numpy(float))
+
+
+def _run_seconds(runs: pd.DataFrame) -> pd.Series:
+    """Each run's whole Adam phase: measured (``train_s``), or projected where it stopped
+    at its time limit (infinite out of memory)."""
+    return runs["projected_s"].where(_stopped(runs), runs["train_s"])
+
+
 #: The method key of the no-learning reference rows.
 NO_LEARNING = "no_learning"
 #: The suffix of a method's best-seed row (where the paper reports best seeds).
@@ -96,8 +110,9 @@ def errors_table(
                 "s_per_iteration": group["s_per_iteration"].mean(),
                 "lbfgs_s_per_iteration": group["lbfgs_s_per_iteration"].mean(),
                 "train_s": group["train_s"].mean(),
+                "run_s": _run_seconds(group).mean(),
                 "peak_memory_mb": group["peak_memory_mb"].mean(),
-                "over_limit_seeds": int(np.isfinite(group["projected_s"].to_numpy(float)).sum()),
+                "over_limit_seeds": int(_stopped(group).sum()),
                 "projected_s": group["projected_s"].mean(),
                 "published": value,
                 "published_best": published.get("best", {}).get(problem, {}).get(method),
@@ -152,10 +167,12 @@ def errors_table(
         "included); peak_memory_mb: what training added to the process's peak resident set "
         "(CPU) or torch's peak allocation (GPU), mean over seeds; over_limit_seeds: seeds "
         "stopped after a few timed iterations because the whole run would exceed the "
-        "preset's time limit (projected_s; their error is empty: the method does not fit the "
-        "budget); quantity: a trained scalar (an eigenvalue) at the end, mean and std over "
-        "seeds and each seed, beside its reference (quantity_rel_error: of the mean; "
-        "quantity_rel_error_max: of the worst seed). published_best: the paper's best "
+        "preset's time limit (projected_s; infinite: out of GPU memory; their error is empty: "
+        "the method does not fit the budget); run_s: the whole run's seconds, measured, or "
+        "projected where it stopped (what a wall-time claim reads; train_s of a stopped run "
+        "is its few timed steps); quantity: a trained scalar (an eigenvalue) at the end, "
+        "mean and std over seeds and each seed, beside its reference (quantity_rel_error: "
+        "of the mean; quantity_rel_error_max: of the worst seed). published_best: the paper's best "
         "seed, repeated in its own '<method>, best seed' row beside ours (the lowest seed's "
         "error: a choice on the test error, shown because the paper reports it); rows 'not "
         "run here' hold numbers the "
@@ -172,7 +189,8 @@ def errors_table(
 #: Columns of results/<study>/tables/scaling.csv.
 SCALING_COLUMNS = [
     "family", "method", "label", "parameter", "values", "s_per_iteration", "time_slope",
-    "peak_memory_mb", "memory_slope", "rel_l2", "largest_trained", "first_over_limit",
+    "time_slope_largest", "peak_memory_mb", "memory_slope", "rel_l2", "largest_trained",
+    "first_over_limit",
 ]  # fmt: skip
 
 
@@ -215,7 +233,7 @@ def scaling_table(
             per_value = []
             for value, key in members:
                 group = runs[(runs["problem"] == key) & (runs["method"] == method)]
-                stopped = np.isfinite(group["projected_s"].to_numpy(float)).any()
+                stopped = _stopped(group).any()
                 per_value.append((value, group["s_per_iteration"].mean(),
                                   group["peak_memory_mb"].mean(), group["rel_l2"].mean(),
                                   stopped))  # fmt: skip
@@ -229,6 +247,7 @@ def scaling_table(
                 "values": ", ".join(f"{v:g}" for v in values),
                 "s_per_iteration": ", ".join(f"{v:.3g}" for v in seconds),
                 "time_slope": _slope(values, seconds),
+                "time_slope_largest": _slope(values[-2:], seconds[-2:]),
                 "peak_memory_mb": ", ".join(f"{v:.0f}" for v in memory),
                 "memory_slope": _slope(values, memory),
                 "rel_l2": ", ".join(f"{v[3]:.3g}" for v in per_value),
@@ -239,7 +258,9 @@ def scaling_table(
         f"Cost against the problem's {parameter}, per family of problems and method: "
         "s_per_iteration (the Adam phase, logging excluded; mean over seeds, in the order "
         "of values; for runs stopped at the time limit, their timed iterations') and its "
-        f"least-squares slope in log-log (time_slope: 1 is linear in the {parameter}); "
+        f"least-squares slope in log-log (time_slope: 1 is linear in the {parameter}; "
+        "time_slope_largest: between the two largest values, where fixed per-step costs "
+        "weigh least); "
         "peak_memory_mb (what training added to the peak resident set on the CPU, torch's "
         "peak allocation on a GPU) and its slope (memory_slope; a CPU's resident set moves "
         "in pages and arenas, so small values are coarse); rel_l2 on the fixed test points "

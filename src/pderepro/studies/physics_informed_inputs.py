@@ -59,31 +59,47 @@ def _laplacian_terms(spec: Mapping[str, Any]) -> tuple[int, int] | None:
     return d, (sampled if 0 < sampled < d else d)
 
 
-def _hvp_seconds(spec: Mapping[str, Any], device: str) -> float:
-    """Seconds per Adam iteration of a Laplacian-summing problem: ``points x terms``
-    Hessian-vector products of ~``6 (d w + L w^2)`` flop each."""
-    d, terms = _laplacian_terms(spec)
+#: Seconds per coordinate of drawing collocation points on one CPU core (2026-12-06: 0.09 s
+#: for 100 points at d = 10^5).
+DRAW_SECONDS = 1e-8
+
+
+def _hvp_seconds(spec: Mapping[str, Any], device: str, points: int, terms: int) -> float:
+    """Seconds of ``points x terms`` Hessian-vector products of ~``6 (d w + L w^2)`` flop."""
+    d = _laplacian_terms(spec)[0]
     width, depth = spec["network"]["width"], spec["network"]["depth"]
-    flops = 6 * (d * width + depth * width**2) * spec["losses"]["n_collocation"] * terms
-    return flops / HVP_FLOPS[device]
+    return 6 * (d * width + depth * width**2) * points * terms / HVP_FLOPS[device]
+
+
+def _laplacian_run_seconds(spec: Mapping[str, Any], device: str, log_every: int) -> float:
+    """A Laplacian-summing run: its steps' products and point draws, and at every log the
+    exact validation residual (the whole Laplacian at the problem's validation points:
+    64 up to d = 1000, ``64,000 / d`` above, at least 8)."""
+    d, terms = _laplacian_terms(spec)
+    steps, points = spec["training"]["iterations"], spec["losses"]["n_collocation"]
+    step = _hvp_seconds(spec, device, points, terms) + DRAW_SECONDS * points * d
+    logs = steps // log_every + 1
+    validation = _hvp_seconds(spec, device, max(8, min(64, 64_000 // d)), d)
+    return steps * step + logs * validation
 
 
 def train_runtime(plan, study: str, problem: str, method: str, **_: Any) -> int:
     """Minutes: about 10 ms per iteration per 1000 points on one core for the MLP (times
     :func:`_pig_factor`), an L-BFGS iteration three Adam ones; Laplacian-summing problems
-    by their Hessian-vector products (:func:`_hvp_seconds`), capped by the study's time
-    limit; with room."""
+    by their Hessian-vector products, point draws and validation logs
+    (:func:`_laplacian_run_seconds`); capped by the study's time limit; with room."""
     cfg = _study(plan, study)
     settings = run_settings(cfg, problem, method)
     spec = settings["problem"]
     training, points = spec["training"], spec["losses"]["n_collocation"]
     steps = training["iterations"] + 3 * training["lbfgs_iterations"]
     if _laplacian_terms(spec):
-        seconds = steps * _hvp_seconds(spec, "gpu" if settings["gpu"] else "cpu")
+        device = "gpu" if settings["gpu"] else "cpu"
+        seconds = _laplacian_run_seconds(spec, device, settings["log_every"])
     else:
         seconds = 0.01 * max(points / 1000, 1) * steps * _pig_factor(spec["network"])
-    if settings["time_limit_s"]:
-        seconds = min(seconds, settings["time_limit_s"])
+    if settings["time_limit_s"]:  # a run stops at its limit: half again for its logs
+        return int(10 + 1.5 * min(3 * seconds, settings["time_limit_s"]) / 60)
     return int(10 + 3 * seconds / 60)
 
 
@@ -91,14 +107,15 @@ def train_mem_mb(plan, study: str, problem: str, method: str, **_: Any) -> int:
     """MB: 2000 for an MLP; PIG keeps about ten (points, channels, Gaussians, coordinates)
     float64 tensors alive through its second derivatives, for the collocation and the
     face points together; a Laplacian-summing problem about 30 (points, terms, width)
-    float32 tensors through the backward pass, and the test points' coordinates."""
+    float32 tensors through the backward pass, and the test points' coordinates (drawing
+    them peaks at about three times their float64 size)."""
     spec = run_settings(_study(plan, study), problem, method)["problem"]
     network, losses = spec["network"], spec["losses"]
     laplacian = _laplacian_terms(spec)
     if laplacian:
         d, terms = laplacian
         saved = 30 * losses["n_collocation"] * terms * network["width"] * 4
-        return int(2000 + (saved + spec["reference_points"]["points"] * d * 8) / 1e6)
+        return int(2000 + (saved + 3 * spec["reference_points"]["points"] * d * 8) / 1e6)
     if network.get("architecture") != "pig":
         return 2000
     points = losses["n_collocation"] + losses["n_boundary"] + losses["n_initial"]

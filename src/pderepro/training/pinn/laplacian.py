@@ -19,8 +19,9 @@ import torch
 from torch import Tensor
 from torch.func import grad, jvp, vmap
 
-#: Elements of one chunk's tangent tensor ``(n, chunk, d)``: bounds the chunk of directions.
-CHUNK_ELEMENTS = 2**24
+#: Elements of one chunk's tangent tensor ``(n, chunk, d)``: bounds the chunk of directions,
+#: which holds at least :data:`MIN_CHUNK` (SDGD's few sampled directions share one pass).
+CHUNK_ELEMENTS, MIN_CHUNK = 2**24, 8
 
 
 def second_derivatives(field: Callable[[Tensor], Tensor], points: Tensor, dims: Tensor) -> Tensor:
@@ -52,7 +53,7 @@ def second_derivatives(field: Callable[[Tensor], Tensor], points: Tensor, dims: 
         return (jvp(grad_u, (x,), (direction,))[1] * direction).sum()
 
     per_point = vmap(vmap(curvature, in_dims=(None, 0)), in_dims=(0, None))
-    chunk = max(1, CHUNK_ELEMENTS // max(n * d, 1))
+    chunk = max(MIN_CHUNK, CHUNK_ELEMENTS // max(n * d, 1))
     columns = []
     for start in range(0, dims.shape[0], chunk):
         index = dims[start : start + chunk]

@@ -129,6 +129,12 @@ def _peak_memory_mb(device: torch.device) -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: KiB
 
 
+def _out_of_memory(error: BaseException) -> bool:
+    """Whether ``error`` is the GPU running out of memory (torch's own error, or cuBLAS
+    failing to allocate its workspace)."""
+    return isinstance(error, torch.cuda.OutOfMemoryError) or "ALLOC_FAILED" in str(error)
+
+
 def _sync(device: torch.device) -> None:
     if device.type == "cuda":
         torch.cuda.synchronize(device)
@@ -201,8 +207,12 @@ def train_pinn(
         try:
             total, residual, terms = objective.terms(model, sampler, weighting)
             total.backward()
-        except torch.cuda.OutOfMemoryError:  # the method does not fit the device
-            logger.warning("out of GPU memory at iteration %d: stopping", iteration + 1)
+        except (torch.cuda.OutOfMemoryError, RuntimeError) as error:
+            if not _out_of_memory(error):
+                raise
+            # the method does not fit the device
+            logger.warning("out of GPU memory at iteration %d (%s): stopping", iteration + 1,
+                           error)  # fmt: skip
             torch.cuda.empty_cache()
             run.projected_s, run.train_s = math.inf, time.perf_counter() - start
             run.peak_memory_mb = _peak_memory_mb(device)
