@@ -21,6 +21,7 @@ include: "workflow/rules/cost.smk"
 include: "workflow/rules/parametric.smk"
 include: "workflow/rules/physics_informed.smk"
 include: "workflow/rules/random_features.smk"
+include: "workflow/rules/neural_spectral.smk"
 include: "workflow/rules/claims.smk"
 include: "workflow/rules/report.smk"
 

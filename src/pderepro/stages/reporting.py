@@ -25,6 +25,7 @@ from pderepro.solvers.diffusion_reaction_verification import diffusion_reaction_
 from pderepro.solvers.lorenz96_verification import lorenz96_convergence
 from pderepro.solvers.navier_stokes_box_verification import navier_stokes_box_verification
 from pderepro.solvers.navier_stokes_verification import navier_stokes_verification
+from pderepro.solvers.nsm_verification import nsm_verification
 from pderepro.solvers.pdebench_ic_verification import initial_law_verification
 from pderepro.solvers.pdebench_verification import pdebench_verification
 from pderepro.solvers.schrodinger_verification import schrodinger_verification
@@ -148,6 +149,7 @@ def run_validate_solvers(*, csv: str, figures: Sequence[str]) -> None:
         diffusion_reaction_verification,
         allen_cahn_verification,
         schrodinger_verification,
+        nsm_verification,
     ]
     table = pd.concat([study() for study in studies], ignore_index=True)
     atomic_write(csv, lambda tmp: table.to_csv(tmp, index=False, float_format="%.6g"))

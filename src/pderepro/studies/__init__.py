@@ -1,9 +1,9 @@
 """L5: study kinds, one module each, and the plan of the whole workflow.
 
 A study file names its ``kind``; the kind (:mod:`.resolution`, :mod:`.regimes`,
-:mod:`.closures`, :mod:`.parametric`, :mod:`.physics_informed`, :mod:`.random_features`)
-owns the schema of such studies, the keys its presets may set, its checks, what it expands
-into, its targets, summary section and cost model.
+:mod:`.closures`, :mod:`.parametric`, :mod:`.physics_informed`, :mod:`.random_features`,
+:mod:`.neural_spectral`) owns the schema of such studies, the keys its presets may set,
+its checks, what it expands into, its targets, summary section and cost model.
 :func:`resolve_config` merges and validates the config; :func:`make_plan` turns it into
 a :class:`Plan`, which the Snakefile and the tests use alike. A new kind is one module
 registered in :data:`KINDS`.
@@ -33,6 +33,7 @@ from pderepro.data.closure_systems import CLOSURE_SYSTEMS
 from pderepro.data.specs import DATASET_SPECS
 from pderepro.studies import (
     closures,
+    neural_spectral,
     parametric,
     physics_informed,
     random_features,
@@ -44,17 +45,9 @@ from pderepro.studies.claims import CLAIMS_TARGETS, active, check_claims, claims
 from pderepro.studies.schema import as_written, build_schema
 
 #: Every study kind, by the ``kind`` value of a study file.
-KINDS: dict[str, StudyKind] = {
-    k.name: k
-    for k in (
-        resolution.KIND,
-        regimes.KIND,
-        closures.KIND,
-        parametric.KIND,
-        physics_informed.KIND,
-        random_features.KIND,
-    )
-}
+KINDS: dict[str, StudyKind] = {m.KIND.name: m.KIND for m in (
+    resolution, regimes, closures, parametric, physics_informed, random_features, neural_spectral,
+)}  # fmt: skip
 
 #: Preset sections keyed by the study's own entries (regimes, PDEs, a parametric study's
 #: models), each entry holding the allowed keys.

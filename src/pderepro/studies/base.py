@@ -35,6 +35,7 @@ BENCHMARKS = {
     "fit_random_features": (
         "results/benchmarks/fit_random_features/{study}/{dimension}/seed{seed}.tsv"
     ),
+    "train_nsm": "results/benchmarks/train_nsm/{study}/{problem}/{method}/seed{seed}.tsv",
 }
 #: Training keys a preset may set: the optimiser's budget. A run of a few hundred steps
 #: needs smaller batches, a larger rate and a decay over the whole run; the study's (the

@@ -1,0 +1,260 @@
+"""Study kind ``neural_spectral``: a neural operator trained by the PDE residual in
+spectral coefficients, against the same operator trained with a grid PINN loss and on
+solver data (Neural Spectral Methods, REFERENCES §6.5).
+
+A study is problems x methods x seeds. A *problem* names a registered operator problem
+(:mod:`pderepro.training.spectral.problems`: the input law, the PDE, its residuals and
+reference solver) with its parameters, the test grid, the reference solver's sizes and the
+iteration budget. A *method* says how the one network of the study (an FNO2d) is trained:
+``spectral`` (the residual's coefficients, Parseval), ``grid`` (the residual on an
+``n``-point grid) or ``supervised`` (``n_train`` solver pairs at ``n`` points). Each
+problem's test inputs, reference and training pairs are data
+(``data/reference/<study>/<problem>.nc``); each ``(problem, method, seed)`` is one training
+job; two tables (errors, speed) and one figure per study.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import Counter
+from collections.abc import Mapping
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from pderepro.config import ConfigError
+from pderepro.studies.base import (
+    BENCHMARKS,
+    StudyKind,
+    SummarySection,
+    figure_files,
+    table_files,
+)
+
+TABLES = ("errors", "speed")
+FIGURES = ("error_vs_time",)
+#: Where a problem's test inputs, reference and supervised pairs land.
+DATA = "data/reference/{study}/{problem}.nc"
+#: One training job's outputs, by name.
+RUN_FILES = {
+    "checkpoint": "results/{study}/{problem}/runs/{method}/seed{seed}/checkpoint.pt",
+    "history": "results/{study}/{problem}/runs/{method}/seed{seed}/history.csv",
+    "metrics": "results/{study}/{problem}/runs/{method}/seed{seed}/metrics.csv",
+}
+#: The registry's source: read, not imported, so that building the DAG imports no torch.
+PROBLEMS_SOURCE = Path(__file__).parents[1] / "training" / "spectral"
+
+
+@cache
+def registered_problems() -> frozenset[str] | None:
+    """Names of the operator problems registered in ``pderepro.training.spectral``, read
+    from its modules' source (a class decorated with ``register_operator_problem`` and its
+    ``name = "..."``); None where none is (the check is then left to the job).
+
+    The registry itself (``OPERATOR_PROBLEMS``) imports torch; a unit test checks that this
+    reading agrees with it.
+    """
+    names = set()
+    for path in sorted(PROBLEMS_SOURCE.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.ClassDef):
+                continue
+            decorators = [d.func if isinstance(d, ast.Call) else d for d in node.decorator_list]
+            if not any(isinstance(d, ast.Name) and d.id == "register_operator_problem"
+                       for d in decorators):  # fmt: skip
+                continue
+            for statement in node.body:
+                if (
+                    isinstance(statement, ast.Assign)
+                    and any(isinstance(t, ast.Name) and t.id == "name" for t in statement.targets)
+                    and isinstance(statement.value, ast.Constant)
+                ):
+                    names.add(statement.value.value)
+    return frozenset(names) or None
+
+
+def run_file(kind: str, study: str, problem: str, method: str, seed: int) -> str:
+    """The path of one of a run's outputs (:data:`RUN_FILES`)."""
+    return RUN_FILES[kind].format(study=study, problem=problem, method=method, seed=seed)
+
+
+def active_problems(study: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+    """The problems the preset runs (``run``, default true)."""
+    return {key: spec for key, spec in study["problems"].items() if spec.get("run", True)}
+
+
+def runs(study: Mapping[str, Any]) -> list[tuple[str, str, int]]:
+    """Every training job ``(problem, method, seed)``, in table order."""
+    return [
+        (problem, method, seed)
+        for problem in active_problems(study)
+        for method in study["methods"]
+        for seed in range(study["seeds"])
+    ]
+
+
+def supervised_methods(study: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+    """The methods trained on solver pairs (their pairs are in the problem's data file)."""
+    return {k: m for k, m in study["methods"].items() if m["kind"] == "supervised"}
+
+
+def decay_factor(study: Mapping[str, Any], problem: str) -> float:
+    """The per-iteration factor of the rate: ``final_factor ** (1 / decay_iterations)``,
+    so that ``lr * factor**i = lr * final_factor**(i / decay_iterations)`` (the authors')."""
+    decay = study["problems"][problem]["training"]["decay_iterations"]
+    return float(study["training"].get("final_factor", 1e-3) ** (1.0 / decay))
+
+
+def method_label(key: str, method: Mapping[str, Any]) -> str:
+    return method.get("label", key)
+
+
+def problem_label(key: str, problem: Mapping[str, Any]) -> str:
+    return problem.get("label", key)
+
+
+def captions(study: Mapping[str, Any], preset: str) -> dict[str, str]:
+    """The captions of the errors and speed tables (results page)."""
+    budgets = "; ".join(
+        f"{key}: {spec['training']['iterations']} iterations of a rate decaying over "
+        f"{spec['training']['decay_iterations']}, test grid "
+        + " x ".join(f"{k} {v}" for k, v in spec["test_grid"].items())
+        for key, spec in active_problems(study).items()
+    )
+    net, training = study["network"], study["training"]
+    setting = (
+        f"Ours: preset {preset}, FNO2d width {net['width']}, modes {net['modes']}, "
+        f"{net['layers']} layers, batch {training['batch_size']}, Adam "
+        f"{training['learning_rate']:g}, {study['seeds']} seed(s), {study['n_test']} test "
+        f"instances; {budgets}."
+    )
+    published = study.get("published", {})
+    errors = (
+        "Relative L2 error in % (100 ||u - u_ref|| / ||u_ref|| per test instance over the "
+        "whole test grid, mean over instances) of the final network, per problem and method: "
+        "mean and population std over seeds (as the paper), min, max and each seed; "
+        "s_per_iteration (training, logging excluded), train_s, inference_s_per_instance "
+        "(the test batch on the test grid), peak_memory_mb; over_limit_seeds: seeds stopped "
+        "after a few timed iterations because the run would exceed the preset's time limit "
+        "(projected_s; their error is empty). The no-learning row predicts zero (Poisson) or "
+        "holds the initial condition (reaction-diffusion). Published: "
+        f"{published.get('source', 'none')}; published_iterations: "
+        f"{published.get('iterations_source', 'the paper')}; empty: not retrieved. " + setting
+    )
+    speed = (
+        "Inference against our solver at equal accuracy (the paper's 10x claim): per trained "
+        "method, the model's inference s per instance and error, and the cheapest resolution "
+        "of our solver's ladder (rows 'solver') whose error on the same test instances is at "
+        "most the model's (solver_match 'matched'; 'finest_less_accurate': no rung reached "
+        "it, the speed-up is a lower bound; 'coarsest_more_accurate': the coarsest rung is "
+        "already more accurate, the speed-up an upper bound); speedup = solver s / model s "
+        "per instance, one process, one thread, the same device. " + setting
+    )
+    return {"errors": errors, "speed": speed}
+
+
+class NeuralSpectralKind(StudyKind):
+    name = "neural_spectral"
+    schema_def = "neural_spectral_study"
+    preset_keys = {
+        # per problem: the budget, the grids and solver sizes, whether it runs (never the
+        # parameters, nor the rate's decay: the paper's schedule, of which a short preset
+        # runs the start)
+        "problems": {
+            "training": {"iterations"},
+            "test_grid": None,
+            "reference": None,
+            "solver_ladder": None,
+            "run": None,
+        },
+        "methods": {"n_train"},
+        "network": {"width", "modes"},
+        "training": {"batch_size"},
+        "seeds": None,
+        "n_test": None,
+        "log_every": None,
+        "time_limit_s": None,
+        "gpu": None,
+    }
+
+    def check(self, where: str, study: Mapping[str, Any]) -> None:
+        problems = registered_problems()
+        for key, spec in study["problems"].items():
+            if problems is not None and spec["problem"] not in problems:
+                raise ConfigError(
+                    f"config key '{where}.problems.{key}.problem': {spec['problem']!r} is "
+                    f"not a registered operator problem ({sorted(problems)})"
+                )
+            training = spec["training"]
+            if training["iterations"] < study["log_every"]:
+                raise ConfigError(
+                    f"config key '{where}.problems.{key}.training.iterations': "
+                    f"{training['iterations']} is below log_every = {study['log_every']}"
+                )
+            if training["iterations"] > training["decay_iterations"]:
+                raise ConfigError(
+                    f"config key '{where}.problems.{key}.training.iterations': "
+                    f"{training['iterations']} iterations run past decay_iterations = "
+                    f"{training['decay_iterations']} (the schedule's end)"
+                )
+        for key, method in study["methods"].items():
+            if (
+                method["kind"] == "supervised"
+                and method["n_train"] < study["training"]["batch_size"]
+            ):
+                raise ConfigError(
+                    f"config key '{where}.methods.{key}.n_train': {method['n_train']} pairs, "
+                    f"fewer than a batch ({study['training']['batch_size']})"
+                )
+        published = study.get("published", {})
+        for problem, values in published.get("values", {}).items():
+            for method in values:
+                if problem not in study["problems"] or method not in study["methods"]:
+                    raise ConfigError(
+                        f"config key '{where}.published.values.{problem}.{method}': no such "
+                        "problem and method"
+                    )
+        for problem, methods in published.get("unverified", {}).items():
+            for method in methods:
+                if method not in published.get("values", {}).get(problem, {}):
+                    raise ConfigError(
+                        f"config key '{where}.published.unverified.{problem}': {method!r} "
+                        "has no published value"
+                    )
+        for problem in published.get("iterations", {}):
+            if problem not in study["problems"]:
+                raise ConfigError(
+                    f"config key '{where}.published.iterations.{problem}': no such problem "
+                    f"({sorted(study['problems'])})"
+                )
+
+    def targets(self, name: str, study: Mapping[str, Any]) -> list[str]:
+        return table_files(name, TABLES) + figure_files(name, FIGURES)
+
+    def summary(self, name: str, study: Mapping[str, Any], preset: str) -> SummarySection:
+        text = captions(study, preset)
+        return SummarySection(
+            title=study["title"],
+            tables=[f"results/{name}/tables/{t}.md" for t in TABLES],
+            report_tables=[
+                {"path": f"results/{name}/tables/{t}.csv", "caption": text[t]} for t in TABLES
+            ],
+            figures=[f"results/{name}/figures/{f}.png" for f in FIGURES],
+        )
+
+    def benchmarks(self, name: str, study: Mapping[str, Any]) -> list[str]:
+        return [
+            BENCHMARKS["train_nsm"].format(study=name, problem=p, method=m, seed=s)
+            for p, m, s in runs(study)
+        ]
+
+    def jobs(self, name: str, study: Mapping[str, Any]) -> Counter[str]:
+        return Counter(
+            nsm_data=len(active_problems(study)),
+            train_nsm=len(runs(study)),
+            nsm_tables=1,
+            plot_nsm=len(FIGURES),
+        )
+
+
+KIND = NeuralSpectralKind()

@@ -1,0 +1,132 @@
+"""Operator-learning problems of the Neural Spectral Methods study: a registry and the
+interface every problem implements.
+
+A problem draws inputs (node values of sources or initial conditions) from its law, gives
+the reference solution on a test grid, and, for a network acting on grid values, the
+losses of the three method kinds and its prediction on the test grid:
+
+* ``spectral``: the PDE residual of the network's function, computed exactly in the
+  coefficients of its basis (Parseval: the loss is the residual's squared L2 norm, up to
+  the basis' truncation), from values at collocation nodes;
+* ``grid``: the mean squared residual at the ``n``-point grid's nodes by finite
+  differences (a grid PINN loss);
+* ``supervised``: relative L2 distance per instance (mean over the batch) to the solver's
+  solution on the method's ``n``-point grid.
+
+A method is a mapping ``{"kind": ..., "n": ...}`` (the spectral kind's collocation sizes
+are optional). Tensors are ``float32`` on the network's device unless said.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from torch import Tensor, nn
+
+#: Scale of the network's output in the output transforms (the authors' 1e-3).
+OUTPUT_SCALE = 1e-3
+METHOD_KINDS = ("spectral", "grid", "supervised")
+
+OPERATOR_PROBLEMS: dict[str, type[OperatorProblem]] = {}
+
+
+def register_operator_problem(cls: type[OperatorProblem]) -> type[OperatorProblem]:
+    """Class decorator: make ``cls`` buildable by its ``name``."""
+    if cls.name in OPERATOR_PROBLEMS:
+        raise ValueError(f"operator problem {cls.name!r} registered twice")
+    OPERATOR_PROBLEMS[cls.name] = cls
+    return cls
+
+
+def build_operator_problem(name: str, parameters: Mapping[str, Any]) -> OperatorProblem:
+    """The registered problem ``name`` with ``parameters`` (defaults for those left out)."""
+    if name not in OPERATOR_PROBLEMS:
+        raise ValueError(
+            f"unknown operator problem {name!r}; choose from {sorted(OPERATOR_PROBLEMS)}"
+        )
+    return OPERATOR_PROBLEMS[name](**dict(parameters))
+
+
+def method_kind(method: Mapping[str, Any]) -> str:
+    kind = method.get("kind")
+    if kind not in METHOD_KINDS:
+        raise ValueError(f"unknown method kind {kind!r}; choose from {METHOD_KINDS}")
+    if kind != "spectral" and "n" not in method:
+        raise ValueError(f"a {kind} method needs its grid size 'n'")
+    return kind
+
+
+def relative_l2(u: Tensor, target: Tensor) -> Tensor:
+    """``||u - target|| / ||target||`` per instance over all but the first axis, ``(B,)``."""
+    diff = (u - target).flatten(1).norm(dim=1)
+    return diff / target.flatten(1).norm(dim=1)
+
+
+class OperatorProblem(ABC):
+    """A parametric PDE problem: input law, reference, losses and predictions."""
+
+    name: str = ""
+    #: FNO2d input channels (the problem's fields and coordinates it adds).
+    network_channels: int = 1
+    #: FNO2d zero padding (non-periodic axes).
+    network_padding: int = 0
+
+    def __init__(self, **parameters: Any) -> None:
+        self._parameters = dict(parameters)
+
+    def parameters(self) -> dict[str, Any]:
+        """The problem's parameters, JSON-serialisable."""
+        return dict(self._parameters)
+
+    @abstractmethod
+    def sample_inputs(self, n: int, rng: np.random.Generator) -> np.ndarray:
+        """``n`` inputs' node values, float64."""
+
+    @abstractmethod
+    def test_grid(self, sizes: Mapping[str, int]) -> tuple[np.ndarray, ...]:
+        """Coordinates of the test grid's axes, in the order of the solution's axes."""
+
+    @abstractmethod
+    def method_grid(self, method: Mapping[str, Any]) -> dict[str, int]:
+        """Grid sizes where a grid or supervised method's network (and data) live."""
+
+    @abstractmethod
+    def reference(
+        self,
+        inputs: np.ndarray,
+        grid_sizes: Mapping[str, int],
+        reference: Mapping[str, Any] | None = None,
+    ) -> np.ndarray:
+        """The reference solution on the grid ``grid_sizes``, ``(S, *grid)`` float64."""
+
+    @abstractmethod
+    def solve(
+        self, inputs: np.ndarray, resolution: Mapping[str, int], grid_sizes: Mapping[str, int]
+    ) -> tuple[np.ndarray, float]:
+        """Our solver at ``resolution``: its solution on the grid ``grid_sizes`` and the
+        seconds the solve took (interpolation onto the grid excluded)."""
+
+    @abstractmethod
+    def predict(self, net: nn.Module, inputs: Tensor, method: Mapping[str, Any],
+                grid_sizes: Mapping[str, int]) -> Tensor:  # fmt: skip
+        """The network's solution on the test grid, ``(S, *grid)``."""
+
+    @abstractmethod
+    def loss(self, net: nn.Module, inputs: Tensor, method: Mapping[str, Any],
+             targets: Tensor | None = None) -> Tensor:  # fmt: skip
+        """The method's scalar training loss on a batch of inputs."""
+
+    @abstractmethod
+    def no_learning(self, inputs: np.ndarray, reference: np.ndarray) -> tuple[str, np.ndarray]:
+        """A label and the field of the no-learning baseline, shaped like ``reference``."""
+
+    def solve_timed(
+        self, inputs: np.ndarray, resolution: Mapping[str, int], grid_sizes: Mapping[str, int]
+    ) -> tuple[np.ndarray, float]:
+        """Our solver's solution on the test grid ``grid_sizes`` and the seconds per
+        instance of its solve at ``resolution`` (the interpolation onto the grid excluded)."""
+        u, seconds = self.solve(inputs, resolution, grid_sizes)
+        return u, seconds / max(len(inputs), 1)

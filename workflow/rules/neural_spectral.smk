@@ -1,0 +1,89 @@
+# Neural-spectral studies: each problem's test inputs, reference and supervised pairs, one
+# training run per (problem, method, seed), the errors and speed tables and the figure
+# (pderepro.studies.neural_spectral).
+from pderepro.studies import neural_spectral, neural_spectral_inputs
+
+
+rule nsm_data:
+    output:
+        neural_spectral.DATA,
+    log:
+        "results/logs/nsm_data/{study}/{problem}.log",
+    wildcard_constraints:
+        study=matching(PLAN.of_kind("neural_spectral")),
+        problem=matching(neural_spectral_inputs.problem_keys(PLAN)),
+    conda:
+        ENV
+    threads: 1
+    params:
+        data=from_plan(neural_spectral_inputs.data_params),
+    script:
+        "../scripts/nsm_data.py"
+
+
+rule train_nsm:
+    input:
+        unpack(from_plan(neural_spectral_inputs.train_inputs)),
+    output:
+        **neural_spectral.RUN_FILES,
+    log:
+        "results/logs/train_nsm/{study}/{problem}/{method}/seed{seed}.log",
+    benchmark:
+        BENCHMARKS["train_nsm"]
+    wildcard_constraints:
+        study=matching(PLAN.of_kind("neural_spectral")),
+        problem=matching(neural_spectral_inputs.problem_keys(PLAN)),
+        method=matching(neural_spectral_inputs.method_keys(PLAN)),
+    conda:
+        ENV
+    threads: 1
+    resources:
+        gpu=from_plan(neural_spectral_inputs.train_gpus),
+        runtime=from_plan(neural_spectral_inputs.train_runtime),
+        mem_mb=from_plan(neural_spectral_inputs.train_mem_mb),
+    params:
+        settings=from_plan(neural_spectral_inputs.train_params),
+    script:
+        "../scripts/train_nsm.py"
+
+
+rule nsm_tables:
+    input:
+        metrics=from_plan(neural_spectral_inputs.metric_files),
+        data=from_plan(neural_spectral_inputs.data_files),
+    output:
+        **{
+            f"{t}_{ext}": f"results/{{study}}/tables/{t}.{ext}"
+            for t in neural_spectral.TABLES
+            for ext in ("csv", "md")
+        },
+    log:
+        "results/logs/nsm_tables/{study}.log",
+    wildcard_constraints:
+        study=matching(PLAN.of_kind("neural_spectral")),
+    conda:
+        ENV
+    threads: 1
+    params:
+        table=from_plan(neural_spectral_inputs.tables_params),
+    script:
+        "../scripts/nsm_tables.py"
+
+
+rule plot_nsm:
+    input:
+        histories=from_plan(neural_spectral_inputs.history_files),
+    output:
+        png="results/{study}/figures/{figure}.png",
+        pdf="results/{study}/figures/{figure}.pdf",
+    log:
+        "results/logs/plot_nsm/{study}/{figure}.log",
+    wildcard_constraints:
+        study=matching(PLAN.of_kind("neural_spectral")),
+        figure=matching(neural_spectral.FIGURES),
+    conda:
+        ENV
+    params:
+        figure=from_plan(neural_spectral_inputs.figure_params),
+    script:
+        "../scripts/plot_nsm.py"
