@@ -148,7 +148,11 @@ def captions(study: Mapping[str, Any], preset: str) -> dict[str, str]:
         "most the model's (solver_match 'matched'; 'finest_less_accurate': no rung reached "
         "it, the speed-up is a lower bound; 'coarsest_more_accurate': the coarsest rung is "
         "already more accurate, the speed-up an upper bound); speedup = solver s / model s "
-        "per instance, one process, one thread, the same device. " + setting
+        "per instance where matched, empty otherwise (the bound is in speedup_bound, what a "
+        "claim never reads). The solver runs on one CPU thread, its own time steps "
+        "interpolated to the test times (cubic spline) and in x (Fourier) inside its timing; "
+        "the model's inference is timed on the device it trained on (a GPU at paper: the "
+        "devices then differ). " + setting
     )
     return {"errors": errors, "speed": speed}
 

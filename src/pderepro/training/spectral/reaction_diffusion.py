@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 import torch
+from scipy.interpolate import CubicSpline
 from torch import Tensor, nn
 
 from pderepro.solvers.nsm_reference import reaction_diffusion_reference
@@ -136,14 +137,17 @@ class ReactionDiffusion(OperatorProblem):
 
     def solve(self, inputs: np.ndarray, resolution: Mapping[str, int],
               grid_sizes: Mapping[str, int]) -> tuple[np.ndarray, float]:  # fmt: skip
+        """Our solver at ``resolution`` (``nx`` points, ``steps`` equal Strang steps over
+        [0, 1]) on the test grid: its own steps' frames interpolated in time by a cubic
+        spline and in x by Fourier, both inside the timing (what a query costs)."""
         t, _ = self.test_grid(grid_sizes)
-        nx = int(resolution["nx"])
+        nx, steps = int(resolution["nx"]), int(resolution["steps"])
+        own = np.linspace(0.0, 1.0, steps + 1)  # one step per interval
         start = time.perf_counter()
-        steps = int(resolution["steps"])
-        u = reaction_diffusion_reference(inputs, self.nu, self.rho, nx=nx, steps=steps, t=t,
+        u = reaction_diffusion_reference(inputs, self.nu, self.rho, nx=nx, steps=steps, t=own,
                                          x_points=nx)  # fmt: skip
-        seconds = time.perf_counter() - start
-        return fourier_upsample(u, grid_sizes["nx"], ndim=1), seconds
+        u = fourier_upsample(CubicSpline(own, u, axis=1)(t), grid_sizes["nx"], ndim=1)
+        return u, time.perf_counter() - start
 
     def solution(self, net: nn.Module, inputs: Tensor, t: np.ndarray, nx: int) -> Tensor:
         """``u = h + 1e-3 t N`` at times ``t`` x ``j / nx``, ``(B, len(t), nx)``."""
@@ -176,8 +180,17 @@ class ReactionDiffusion(OperatorProblem):
     def predict(self, net: nn.Module, inputs: Tensor, method: Mapping[str, Any],
                 grid_sizes: Mapping[str, int]) -> Tensor:  # fmt: skip
         t, _ = self.test_grid(grid_sizes)
-        if method_kind(method) != "spectral":  # the network run at the test grid
-            return self.solution(net, inputs, t, grid_sizes["nx"])
+        if method_kind(method) != "spectral":
+            # on its own training grid, then interpolated (cubic spline in t, Fourier in x):
+            # FNO2d's fixed padding is another share of another grid, so run at the test
+            # grid the network would compute another function (4.9% against 8.2% measured)
+            own_t, own_nx = self._grid_times(method)
+            h_own = fourier_resample(inputs, own_nx, -1)[:, None, :]  # (B, 1, n)
+            learned = (self.solution(net, inputs, own_t, own_nx) - h_own).detach()  # 1e-3 t N
+            learned = CubicSpline(own_t, learned.cpu().double().numpy(), axis=1)(t)
+            learned = torch.as_tensor(learned, dtype=inputs.dtype, device=inputs.device)
+            h = fourier_resample(inputs, grid_sizes["nx"], -1)[:, None, :]  # exact at t = 0
+            return h + fourier_resample(learned, grid_sizes["nx"], -1)
         u = self.solution(net, inputs, *self._grid_times(method))  # (B, nt_c, nx_c)
         nt = u.shape[-2]
         coefficients = chebyshev_operators(nt, u.dtype, str(u.device))["to_coefficients"] @ u
