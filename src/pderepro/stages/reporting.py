@@ -29,6 +29,7 @@ from pderepro.solvers.nsm_verification import nsm_verification
 from pderepro.solvers.pdebench_ic_verification import initial_law_verification
 from pderepro.solvers.pdebench_verification import pdebench_verification
 from pderepro.solvers.schrodinger_verification import schrodinger_verification
+from pderepro.solvers.shallow_water_verification import shallow_water_verification
 from pderepro.solvers.verification import burgers_convergence
 
 
@@ -150,6 +151,7 @@ def run_validate_solvers(*, csv: str, figures: Sequence[str]) -> None:
         allen_cahn_verification,
         schrodinger_verification,
         nsm_verification,
+        shallow_water_verification,
     ]
     table = pd.concat([study() for study in studies], ignore_index=True)
     atomic_write(csv, lambda tmp: table.to_csv(tmp, index=False, float_format="%.6g"))

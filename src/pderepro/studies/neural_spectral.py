@@ -148,8 +148,9 @@ def captions(study: Mapping[str, Any], preset: str) -> dict[str, str]:
         "most the model's (solver_match 'matched'; 'finest_less_accurate': no rung reached "
         "it, the speed-up is a lower bound; 'coarsest_more_accurate': the coarsest rung is "
         "already more accurate, the speed-up an upper bound); speedup = solver s / model s "
-        "per instance where matched, empty otherwise (the bound is in speedup_bound, what a "
-        "claim never reads). The solver runs on one CPU thread, its own time steps "
+        "per instance at that rung, and the interval a claim reads (speedup_low, "
+        "speedup_high: the value where matched; [0, speedup] for an upper bound; "
+        "[speedup, inf] for a lower bound). The solver runs on one CPU thread, its own time steps "
         "interpolated to the test times (cubic spline) and in x (Fourier) inside its timing; "
         "the model's inference is timed on the device it trained on (a GPU at paper: the "
         "devices then differ). " + setting
