@@ -45,6 +45,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from pderepro.solvers.errors import SolverDivergedError
+from pderepro.solvers.shallow_water_fluxes import (
+    face_states,
+    pad_ghost,
+    riemann_flux,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -53,7 +58,6 @@ LIMITERS = ("minmod", "mc")
 FLUXES = ("hll", "rusanov")
 INTEGRATORS = ("ssprk2", "ssprk3")
 #: Ghost cells per side (MUSCL needs the neighbours of the cells next to each face).
-_GHOST = 2
 
 
 @dataclass(frozen=True)
@@ -147,67 +151,6 @@ def velocity(h: np.ndarray, hu: np.ndarray, dry_tolerance: float) -> np.ndarray:
     return np.where(wet, hu / np.where(wet, h, 1.0), 0.0)
 
 
-def _pad(values: np.ndarray, boundary: str, *, odd: bool = False) -> np.ndarray:
-    """Add :data:`_GHOST` ghost cells per side along the last axis (``odd``: the wall
-    mirror flips the sign, for the velocity)."""
-    if boundary == "periodic":
-        return np.concatenate([values[..., -_GHOST:], values, values[..., :_GHOST]], axis=-1)
-    if boundary == "transmissive":
-        left = np.repeat(values[..., :1], _GHOST, axis=-1)
-        right = np.repeat(values[..., -1:], _GHOST, axis=-1)
-        return np.concatenate([left, values, right], axis=-1)
-    sign = -1.0 if odd else 1.0
-    left = sign * values[..., _GHOST - 1 :: -1]
-    right = sign * values[..., : -_GHOST - 1 : -1]
-    return np.concatenate([left, values, right], axis=-1)
-
-
-def _slopes(padded: np.ndarray, limiter: str) -> np.ndarray:
-    """Limited slopes (per cell) of padded cells ``1..n+2``: shape ``(..., n + 2)``."""
-    back = padded[..., 1:-1] - padded[..., :-2]
-    fwd = padded[..., 2:] - padded[..., 1:-1]
-    same = np.sign(back) == np.sign(fwd)
-    if limiter == "minmod":
-        slope = np.minimum(np.abs(back), np.abs(fwd))
-    else:  # monotonised central
-        slope = np.minimum(np.minimum(2 * np.abs(back), 2 * np.abs(fwd)), 0.5 * np.abs(back + fwd))
-    return np.where(same, np.sign(back) * slope, 0.0)
-
-
-def _faces(padded: np.ndarray, limiter: str) -> tuple[np.ndarray, np.ndarray]:
-    """Values left and right of the ``n + 1`` faces, each ``(..., n + 1)``."""
-    centre = padded[..., 1:-1]  # (..., n + 2): the cells next to some face
-    half = 0.5 * _slopes(padded, limiter)
-    return (centre + half)[..., :-1], (centre - half)[..., 1:]
-
-
-def _physical_flux(h: np.ndarray, u: np.ndarray, g: float) -> tuple[np.ndarray, np.ndarray]:
-    return h * u, h * u * u + 0.5 * g * h * h
-
-
-def _riemann_flux(
-    hl: np.ndarray, ul: np.ndarray, hr: np.ndarray, ur: np.ndarray, problem: ShallowWaterProblem
-) -> np.ndarray:
-    """Numerical flux ``(S, 2, faces)`` between the states left and right of each face."""
-    g, tol = problem.gravity, problem.dry_tolerance
-    cl, cr = np.sqrt(g * hl), np.sqrt(g * hr)
-    fl, fr = _physical_flux(hl, ul, g), _physical_flux(hr, ur, g)
-    jump = (hr - hl, hr * ur - hl * ul)
-    if problem.flux == "rusanov":
-        a = np.maximum(np.abs(ul) + cl, np.abs(ur) + cr)
-        return np.stack([0.5 * (fl[k] + fr[k]) - 0.5 * a * jump[k] for k in range(2)], axis=1)
-    dry_l, dry_r = hl < tol, hr < tol
-    s_l = np.where(dry_l, ur - 2 * cr, np.minimum(ul - cl, ur - cr))
-    s_r = np.where(dry_r, ul + 2 * cl, np.maximum(ul + cl, ur + cr))
-    s_l, s_r = np.minimum(s_l, 0.0), np.maximum(s_r, 0.0)  # upwind cases in one formula
-    width = s_r - s_l
-    both_dry = width <= 0.0  # both sides dry: no flux
-    inv = np.where(both_dry, 0.0, 1.0 / np.where(both_dry, 1.0, width))
-    return np.stack(
-        [(s_r * fl[k] - s_l * fr[k] + s_l * s_r * jump[k]) * inv for k in range(2)], axis=1
-    )
-
-
 def _fluxes_and_source(
     batch: np.ndarray, problem: ShallowWaterProblem, bathymetry: np.ndarray | None
 ) -> tuple[np.ndarray, np.ndarray | None]:
@@ -216,17 +159,17 @@ def _fluxes_and_source(
     g, tol, bc, lim = problem.gravity, problem.dry_tolerance, problem.boundary, problem.limiter
     h, hu = batch[:, 0], batch[:, 1]  # (S, n)
     u = velocity(h, hu, tol)
-    hl, hr = _faces(_pad(h, bc), lim)  # (S, n + 1): left / right of each face
-    ul, ur = _faces(_pad(u, bc, odd=True), lim)
+    hl, hr = face_states(pad_ghost(h, bc), lim)  # (S, n + 1): left / right of each face
+    ul, ur = face_states(pad_ghost(u, bc, odd=True), lim)
     hl, hr = np.maximum(hl, 0.0), np.maximum(hr, 0.0)  # round-off of a limited reconstruction
     if bathymetry is None:
-        return _riemann_flux(hl, ul, hr, ur, problem), None
+        return riemann_flux(hl, ul, hr, ur, problem), None
     b = np.broadcast_to(np.asarray(bathymetry, dtype=np.float64), h.shape)
-    el, er = _faces(_pad(h + b, bc), lim)
+    el, er = face_states(pad_ghost(h + b, bc), lim)
     bl, br = el - hl, er - hr  # reconstructed bottom on either side of each face
     b_star = np.maximum(bl, br)
     hl_star, hr_star = np.maximum(0.0, el - b_star), np.maximum(0.0, er - b_star)
-    flux = _riemann_flux(hl_star, ul, hr_star, ur, problem)
+    flux = riemann_flux(hl_star, ul, hr_star, ur, problem)
     # Audusse et al. (2004): the momentum flux leaving cell i at its right face gains
     # g/2 (h_-^2 - h*_-^2), entering at its left face g/2 (h_+^2 - h*_+^2); the centred
     # term g/2 (h_{i-1/2+} + h_{i+1/2-}) (b_{i-1/2+} - b_{i+1/2-}) makes it second order.
@@ -291,8 +234,8 @@ def stable_time_step(state: np.ndarray, problem: ShallowWaterProblem) -> float:
     return problem.cfl * problem.dx / speed if speed > 0 else math.inf
 
 
-#: SSP-RK stages ``U_k = a U^n + b (U_{k-1} + dt L(U_{k-1}))`` as ``(a, b, w)``; the step's
-#: update is ``dt sum_k w_k L(U_{k-1})`` (Shu & Osher 1988).
+#: SSP-RK stages ``U_k = a U^n + b (U_{k-1} + dt L(U_{k-1}))``, ``a = 1 - b``, as
+#: ``(a, b, w)``; the step's update is ``dt sum_k w_k L(U_{k-1})`` (Shu & Osher 1988).
 _STAGES = {
     "ssprk2": ((0.0, 1.0, 0.5), (0.5, 0.5, 0.5)),
     "ssprk3": ((0.0, 1.0, 1 / 6), (0.75, 0.25, 1 / 6), (1 / 3, 2 / 3, 2 / 3)),
@@ -338,7 +281,9 @@ def step(
         euler = stage - dt * (flux[..., 1:] - flux[..., :-1]) / problem.dx
         if source is not None:
             euler[:, 1] += dt * source
-        stage = a * batch + b * euler if a else euler
+        # U^n + b (euler - U^n), not a U^n + b euler: fl(1/3) + fl(2/3) != 1 would make mass
+        # drift systematically by ~1e-16 a step
+        stage = batch + b * (euler - batch) if a else euler
         if total is not None:
             total += w * flux
     if squeeze:

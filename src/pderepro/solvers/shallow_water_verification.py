@@ -11,18 +11,25 @@ Newton's method on the left rarefaction's Riemann invariant ``u_m = 2 (c_l - c_m
 right shock's Rankine-Hugoniot relations ``u_m = (h_m - h_r) sqrt(g (h_m + h_r) /
 (2 h_m h_r))``, with ``c = sqrt(g h)``.
 
-The checks of :mod:`pderepro.solvers.shallow_water`, each able to fail (tolerances in
-:data:`TOLERANCES`, used by ``tests/unit/test_shallow_water.py``):
+The checks of :mod:`pderepro.solvers.shallow_water` at its defaults (HLL, minmod, SSP-RK2,
+CFL 0.4, ``g = 1``), each able to fail (tolerances in :data:`TOLERANCES`, used by
+``tests/unit/test_shallow_water.py``); about 1 s on one core:
 
 * L1 error of ``h`` against Stoker (``h_l = 1, h_r = 0.2``) and Ritter (``h_l = 1``) at
-  ``t = 0.2`` on ``[0, 1]``, transmissive boundaries, at :data:`RESOLUTIONS` cells; the
-  observed order is about 1, not 2: the shock (Stoker) and the kinks at the rarefaction's
-  edges and the dry front (Ritter) limit MUSCL to first order in L1;
-* the lake at rest over a bump (submerged, and emerged with dry cells) in a closed
-  (reflective) basin to ``t = 1``: ``|eta - eta_0|`` and ``|hu|`` stay at round-off;
-* mass on a periodic domain with random states (with dry patches) to ``t = 1``: relative
-  change at round-off;
-* positivity on Ritter's dam break: the most negative depth over 21 frames (0 when none).
+  ``t = 0.2`` on ``[0, 1]``, dam at 0.5, transmissive boundaries, at :data:`RESOLUTIONS`
+  cells. The observed order is 1, not 2: the shock (Stoker) and the kinks at the
+  rarefaction's edges and the dry front (Ritter) limit MUSCL to first order in L1
+  (tolerance 0.8-1.2 for the finest pair and below 1e-3 at 800 cells; measured Stoker
+  5.1e-3, 2.6e-3, 1.3e-3, 6.4e-4, orders 1.00, 1.01, 0.99; Ritter 5.1e-3 .. 6.3e-4,
+  orders 1.02, 1.01, 1.00);
+* the lake at rest ``eta = 0.5`` over the submerged bump ``b = 0.25 exp(-(x - 0.5)^2 /
+  0.01)``, and ``eta = 0.15`` over the emerged one (28 dry cells), in a closed (reflective)
+  basin of 200 cells to ``t = 1``: largest ``|eta - eta_0|``, ``|h - h_0|``, ``|hu|``
+  (tolerance 1e-12; measured 4e-16 and 8e-17);
+* mass of 8 random periodic states with dry patches (:func:`random_states`, 256 cells) to
+  ``t = 1``, through shocks: largest relative change (tolerance 1e-12; measured 2.2e-16);
+* positivity on Ritter's dam break at 800 cells: the most negative depth over 21 frames
+  (0 when none; measured 0).
 """
 
 from __future__ import annotations
@@ -52,9 +59,9 @@ DAM = {"h_left": 1.0, "stoker_h_right": 0.2, "x0": 0.5, "t_final": 0.2}
 #: finest L1 errors below ``stoker_l1`` / ``ritter_l1``, the lake and mass rows below
 #: ``round_off``, no negative depth.
 TOLERANCES = {
-    "order": (0.7, 1.3),
-    "stoker_l1": 3e-3,
-    "ritter_l1": 3e-3,
+    "order": (0.8, 1.2),
+    "stoker_l1": 1e-3,
+    "ritter_l1": 1e-3,
     "round_off": 1e-12,
     "negative_depth": 0.0,
 }
@@ -178,11 +185,10 @@ def dam_break_rows(h_right: float, resolutions=RESOLUTIONS) -> list[dict]:
         problem, frames = _dam_break_frames(int(n), float(h_right))
         exact, _ = dam_break_exact(problem.grid, t, DAM["h_left"], h_right, x0=DAM["x0"])
         errors.append(float(np.abs(frames[-1, 0] - exact).sum() * problem.dx))
-    name, why = ("Stoker", "the shock") if h_right > 0 else ("Ritter", "kinks, dry front")
-    case = (
-        f"{name} dam break h_l={DAM['h_left']:g}, h_r={h_right:g}, t={t:g}: L1 error of h "
-        f"(first order expected: {why})"
-    )
+    # the panel titles of the convergence figure: short; the conditions are in the docstring
+    name = f"Stoker dam break h_r={h_right:g}" if h_right > 0 else "Ritter dry dam break"
+    why = "shock" if h_right > 0 else "kinks"
+    case = f"{name}: L1 error of h (1st order: {why})"
     orders = observed_orders(errors, [float(n) for n in resolutions])
     return [_row(case, n, e, o) for n, e, o in zip(resolutions, errors, orders, strict=True)]
 
@@ -199,8 +205,7 @@ def lake_at_rest_row(level: float, n: int = 200, t_final: float = 1.0) -> dict:
         np.abs(state[0] + b - level)[wet].max(), np.abs(state[0] - h0).max(), np.abs(state[1]).max()
     )
     dry = int(n - (h0 > 0).sum())
-    case = f"lake at rest over a bump, eta={level:g} ({dry} dry cells), t={t_final:g}"
-    return _row(f"{case}: max |eta - eta0|, |hu|", n, error)
+    return _row(f"lake at rest, eta={level:g}, {dry} dry cells: max |eta-eta0|, |hu|", n, error)
 
 
 def random_states(problem: ShallowWaterProblem, samples: int, seed: int) -> np.ndarray:
@@ -227,16 +232,13 @@ def mass_row(n: int = 256, samples: int = 8, t_final: float = 1.0, seed: int = 0
     state0 = random_states(problem, samples, seed)
     state = solve_shallow_water(state0, problem, [t_final])[:, 0]
     drift = np.abs(total_mass(state, problem) / total_mass(state0, problem) - 1).max()
-    case = f"mass on a periodic domain, {samples} random states with dry patches"
-    return _row(f"{case}, t={t_final:g}: relative change", n, drift)
+    return _row(f"mass, periodic, {samples} random states: relative change", n, drift)
 
 
 def positivity_row(n: int = 800) -> dict:
     """The most negative depth (0 if none) over 21 frames of Ritter's dam break."""
     frames = _dam_break_frames(int(n), 0.0)[1]
-    return _row(
-        "positivity, Ritter dam break, 21 frames: max(0, -min h)", n, max(0.0, -frames[:, 0].min())
-    )
+    return _row("positivity, Ritter dam break: max(0, -min h)", n, max(0.0, -frames[:, 0].min()))
 
 
 def shallow_water_verification() -> pd.DataFrame:
