@@ -20,7 +20,6 @@ from __future__ import annotations
 import copy
 import logging
 import math
-import resource
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -34,14 +33,18 @@ from pderepro.training.pinn.objective import LossSetup, PinnObjective
 from pderepro.training.pinn.problems.base import Problem
 from pderepro.training.pinn.reference import Reference, reference_error
 from pderepro.training.pinn.samplers.base import Sampler, Weighting
+from pderepro.training.run_limits import (
+    TimeLimitProbe,
+    out_of_memory,
+    peak_memory_mb,
+    synchronize,
+)
 
 logger = logging.getLogger(__name__)
 
 #: Adam rate schedules: ``step`` (times ``decay_factor`` every ``decay_every``), ``linear``
 #: (down to 0 at the last iteration: the SDGD authors').
 SCHEDULES = ("step", "linear")
-#: Adam iterations timed (after one warm-up) to project a run against its time limit.
-PROBE_ITERATIONS = 3
 
 
 @dataclass(frozen=True)
@@ -121,25 +124,6 @@ def _snapshot(objective: PinnObjective, model: nn.Module, sampler: Sampler, iter
     return Snapshot(iteration, field_.double().cpu().numpy(), sampler.points.double().numpy())
 
 
-def _peak_memory_mb(device: torch.device) -> float:
-    """The process's peak resident set so far (CPU), or torch's peak allocation on the
-    GPU since its last reset, MB."""
-    if device.type == "cuda":
-        return torch.cuda.max_memory_allocated(device) / 2**20
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: KiB
-
-
-def _out_of_memory(error: BaseException) -> bool:
-    """Whether ``error`` is the GPU running out of memory (torch's own error, or cuBLAS
-    failing to allocate its workspace)."""
-    return isinstance(error, torch.cuda.OutOfMemoryError) or "ALLOC_FAILED" in str(error)
-
-
-def _sync(device: torch.device) -> None:
-    if device.type == "cuda":
-        torch.cuda.synchronize(device)
-
-
 def train_pinn(
     problem: Problem,
     model: nn.Module,
@@ -174,7 +158,7 @@ def train_pinn(
     snapshot_grid : (nx, nt)
         Grid of the snapshots' residual fields (two-coordinate domains only).
     time_limit_s : float, optional
-        The run's budget (s): after one warm-up and :data:`PROBE_ITERATIONS` timed Adam
+        The run's budget (s): after one warm-up and a few timed Adam
         iterations, a run whose Adam phase would take longer stops there, with its
         projected time in ``projected_s``, its time per iteration and memory measured,
         and no error (NaN): the method does not fit the budget. A run out of GPU memory
@@ -191,7 +175,7 @@ def train_pinn(
     dtype = sampler.dtype
     if device.type == "cuda":
         torch.cuda.reset_peak_memory_stats(device)
-    memory_before = 0.0 if device.type == "cuda" else _peak_memory_mb(device)
+    memory_before = 0.0 if device.type == "cuda" else peak_memory_mb(device)
     model.to(device)
     objective = PinnObjective(problem, setup, seed, dtype, device)
     optimizer = torch.optim.Adam(model.parameters(), lr=budget.learning_rate)
@@ -201,21 +185,21 @@ def train_pinn(
     if 0 in wanted:
         run.snapshots.append(_snapshot(objective, model, sampler, 0, snapshot_grid))
     eval_s, start = 0.0, time.perf_counter()
-    probe_start = start
+    probe = TimeLimitProbe(time_limit_s, budget.iterations, device)
     for iteration in range(budget.iterations):
         optimizer.zero_grad(set_to_none=True)
         try:
             total, residual, terms = objective.terms(model, sampler, weighting)
             total.backward()
         except (torch.cuda.OutOfMemoryError, RuntimeError) as error:
-            if not _out_of_memory(error):
+            if not out_of_memory(error):
                 raise
             # the method does not fit the device
             logger.warning("out of GPU memory at iteration %d (%s): stopping", iteration + 1,
                            error)  # fmt: skip
             torch.cuda.empty_cache()
             run.projected_s, run.train_s = math.inf, time.perf_counter() - start
-            run.peak_memory_mb = _peak_memory_mb(device)
+            run.peak_memory_mb = peak_memory_mb(device)
             run.history.append({"phase": "adam", "iteration": iteration, "loss": math.nan,
                                 "residual_loss": math.nan, "validation_residual": math.nan,
                                 "rel_l2": math.nan, "wall_s": run.train_s})  # fmt: skip
@@ -227,28 +211,19 @@ def train_pinn(
         sampler.update(iteration, residual.detach().abs().to(sampler.points.device),
                        objective.residual_at(model))  # fmt: skip
         done = iteration + 1
-        if time_limit_s is not None and done in (1, 1 + PROBE_ITERATIONS):
-            _sync(device)
-            if done == 1:  # the warm-up (first calls, allocations) is not timed
-                probe_start = time.perf_counter()
-            else:
-                per_iteration = (time.perf_counter() - probe_start) / PROBE_ITERATIONS
-                projected = per_iteration * budget.iterations
-                if projected > time_limit_s and done < budget.iterations:
-                    logger.warning("%.3g s per iteration: %d iterations would take %.0f s, "
-                                   "over the run's limit of %.0f s; stopping", per_iteration,
-                                   budget.iterations, projected, time_limit_s)  # fmt: skip
-                    run.projected_s, run.adam_s_per_iteration = projected, per_iteration
-                    row = _log_row("adam", done, total, terms, objective, model, sampler,
-                                   weighting, None, dtype)  # fmt: skip
-                    run.history.append({**row, "wall_s": time.perf_counter() - start})
-                    run.train_s = time.perf_counter() - start
-                    run.peak_memory_mb = _peak_memory_mb(device) - memory_before
-                    if reference is not None:
-                        run.prediction = np.full(reference.u.shape, np.nan)
-                    return run
+        stop = probe.over(done)
+        if stop is not None:
+            run.adam_s_per_iteration, run.projected_s = stop
+            row = _log_row("adam", done, total, terms, objective, model, sampler, weighting,
+                           None, dtype)  # fmt: skip
+            run.history.append({**row, "wall_s": time.perf_counter() - start})
+            run.train_s = time.perf_counter() - start
+            run.peak_memory_mb = peak_memory_mb(device) - memory_before
+            if reference is not None:
+                run.prediction = np.full(reference.u.shape, np.nan)
+            return run
         if done % budget.log_every == 0 or done == budget.iterations or done in wanted:
-            _sync(device)
+            synchronize(device)
             tick = time.perf_counter()
             if done % budget.log_every == 0 or done == budget.iterations:
                 row = _log_row("adam", done, total, terms, objective, model, sampler,
@@ -262,7 +237,7 @@ def train_pinn(
             if done in wanted:
                 run.snapshots.append(_snapshot(objective, model, sampler, done, snapshot_grid))
             eval_s += time.perf_counter() - tick
-    _sync(device)
+    synchronize(device)
     adam_s = time.perf_counter() - start - eval_s
     run.adam_s_per_iteration = adam_s / budget.iterations if budget.iterations else math.nan
     if budget.lbfgs_iterations:
@@ -270,7 +245,7 @@ def train_pinn(
         run.lbfgs_s_per_iteration = lbfgs_s / max(run.lbfgs_iterations_taken, 1)
         adam_s += lbfgs_s
     run.train_s = adam_s
-    run.peak_memory_mb = _peak_memory_mb(device) - memory_before
+    run.peak_memory_mb = peak_memory_mb(device) - memory_before
     if reference is not None:
         run.rel_l2, run.prediction = reference_error(model, problem, reference, sampler.dtype,
                                                      device)  # fmt: skip

@@ -4,7 +4,7 @@ fresh inputs every step (or batches of solver pairs for the supervised method).
 Every ``budget.log_every`` iterations the history records the last step's loss and the
 relative L2 error on the test instances (a fraction, mean over instances); ``wall_s``
 excludes those evaluations. A run may carry a time limit, checked after one warm-up and
-:data:`~pderepro.training.pinn.loop.PROBE_ITERATIONS` timed iterations, as
+:data:`~pderepro.training.run_limits.PROBE_ITERATIONS` timed iterations, as
 :func:`~pderepro.training.pinn.loop.train_pinn` does.
 """
 
@@ -22,7 +22,8 @@ import torch
 from torch import nn
 
 from pderepro.models.fno2d import FNO2d
-from pderepro.training.pinn.loop import PROBE_ITERATIONS, Budget, _peak_memory_mb, _sync
+from pderepro.training.pinn.loop import Budget
+from pderepro.training.run_limits import TimeLimitProbe, peak_memory_mb, synchronize
 from pderepro.training.spectral.problems import OperatorProblem, method_kind, relative_l2
 
 logger = logging.getLogger(__name__)
@@ -76,10 +77,10 @@ def evaluate_operator(problem: OperatorProblem, net: nn.Module, inputs: np.ndarr
         for start in range(0, len(inputs), batch_size):
             x = torch.as_tensor(inputs[start : start + batch_size], dtype=torch.float32,
                                 device=device)  # fmt: skip
-            _sync(device)
+            synchronize(device)
             tick = time.perf_counter()
             u = problem.predict(net, x, method, grid_sizes)
-            _sync(device)
+            synchronize(device)
             seconds += time.perf_counter() - tick
             predictions.append(u.double().cpu().numpy())
     net.train(was_training)
@@ -138,7 +139,7 @@ def train_operator(
     device = torch.device(device)
     if device.type == "cuda":
         torch.cuda.reset_peak_memory_stats(device)
-    memory_before = 0.0 if device.type == "cuda" else _peak_memory_mb(device)
+    memory_before = 0.0 if device.type == "cuda" else peak_memory_mb(device)
     net.to(device)
     net.train()
     # the run's own stream: default_rng(seed) pads to [seed, 0], the test inputs' seed
@@ -156,7 +157,7 @@ def train_operator(
 
     last = None
     eval_s, start = 0.0, time.perf_counter()
-    probe_start = start
+    probe = TimeLimitProbe(time_limit_s, budget.iterations, device)
     for iteration in range(budget.iterations):
         if kind == "supervised":
             assert train_data is not None
@@ -171,28 +172,18 @@ def train_operator(
         optimizer.step()
         schedule.step()
         done = iteration + 1
-        if time_limit_s is not None and done in (1, 1 + PROBE_ITERATIONS):
-            _sync(device)
-            if done == 1:  # the warm-up (first calls, allocations) is not timed
-                probe_start = time.perf_counter()
-            else:
-                per_iteration = (time.perf_counter() - probe_start) / PROBE_ITERATIONS
-                projected = per_iteration * budget.iterations
-                if projected > time_limit_s and done < budget.iterations:
-                    logger.warning("%.3g s per iteration: %d iterations would take %.0f s, over "
-                                   "the run's limit of %.0f s; stopping", per_iteration,
-                                   budget.iterations, projected, time_limit_s)  # fmt: skip
-                    run.train_s = time.perf_counter() - start
-                    run.projected_s, run.s_per_iteration = projected, per_iteration
-                    run.history.append({"phase": "adam", "iteration": done,
-                                        "loss": float(loss.detach()), "rel_l2": math.nan,
-                                        "wall_s": run.train_s})  # fmt: skip
-                    run.peak_memory_mb = _peak_memory_mb(device) - memory_before
-                    run.rel_l2_per_instance = np.full(len(test_inputs), np.nan)
-                    run.prediction = np.full(test_reference.shape, np.nan)
-                    return run
+        stop = probe.over(done)
+        if stop is not None:
+            run.s_per_iteration, run.projected_s = stop
+            run.train_s = time.perf_counter() - start
+            run.history.append({"phase": "adam", "iteration": done, "loss": float(loss.detach()),
+                                "rel_l2": math.nan, "wall_s": run.train_s})  # fmt: skip
+            run.peak_memory_mb = peak_memory_mb(device) - memory_before
+            run.rel_l2_per_instance = np.full(len(test_inputs), np.nan)
+            run.prediction = np.full(test_reference.shape, np.nan)
+            return run
         if done % budget.log_every == 0 or done == budget.iterations:
-            _sync(device)
+            synchronize(device)
             tick = time.perf_counter()
             last = evaluate()
             row = {"phase": "adam", "iteration": done, "loss": float(loss.detach()),
@@ -202,10 +193,10 @@ def train_operator(
                 logger.info("%s %d/%d: loss %.3e, test rel L2 %.3g", kind, done,
                             budget.iterations, row["loss"], row["rel_l2"])  # fmt: skip
             eval_s += time.perf_counter() - tick
-    _sync(device)
+    synchronize(device)
     run.train_s = time.perf_counter() - start - eval_s
     run.s_per_iteration = run.train_s / budget.iterations if budget.iterations else math.nan
-    run.peak_memory_mb = _peak_memory_mb(device) - memory_before
+    run.peak_memory_mb = peak_memory_mb(device) - memory_before
     if last is None:  # no iteration
         last = evaluate()
     # the final iterate: errors of its last evaluation; inference timed once more, warm
