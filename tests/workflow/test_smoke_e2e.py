@@ -297,6 +297,9 @@ def test_results_page_shows_every_table_and_figure_in_a_browser(smoke_run, tmp_p
         "r3_sampling": (2, 3),  # claims, errors
         "pig": (2, 2),  # claims, errors; error against iteration, predictions
         "schrodinger": (2, 3),  # and the energy against iteration
+        "sdgd": (3, 2),  # claims, errors, scaling; error against iteration, scaling
+        "rann": (3, 1),  # claims, errors, slopes; error against N
+        "nsm": (3, 1),  # claims, errors, speed; error against training time
         "validation": (1, 0),  # the solver verification, last
     }
     found = {k: (v["table"], v["img"]) for k, v in parser.sections.items()}
