@@ -62,3 +62,17 @@ def dataset(study_name: str, preset: str = "smoke", **overrides: Any) -> dict[st
         base = next(iter(regime_units(study_name, cfg).values()))["dataset"]
     merged = _checked("dataset", deep_merge(copy.deepcopy(base), overrides))
     return {k: v for k, v in merged.items() if k not in DATASET_SIZES}
+
+
+def set_key(path: str, value: Any):
+    """An edit of a study file's mapping: the value at the dotted ``path`` set to ``value``
+    (for ``test_config._study_dir``)."""
+
+    def edit(study: dict[str, Any]) -> None:
+        node = study
+        *parents, last = path.split(".")
+        for key in parents:
+            node = node[key]
+        node[last] = value
+
+    return edit

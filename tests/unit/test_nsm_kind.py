@@ -25,20 +25,10 @@ from pderepro.studies.neural_spectral import (
     registered_problems,
     runs,
 )
+from tests.unit.configs import set_key
 from tests.unit.test_config import BASE, _study_dir, resolve
 
 STUDY = "nsm"
-
-
-def _edit(path, value):
-    def edit(study):
-        node = study
-        *parents, last = path.split(".")
-        for key in parents:
-            node = node[key]
-        node[last] = value
-
-    return edit
 
 
 @pytest.mark.parametrize(
@@ -55,14 +45,14 @@ def _edit(path, value):
     ],
 )
 def test_bad_entries_fail_naming_the_file_and_key(tmp_path, path, value, message):
-    config_dir = _study_dir(tmp_path, _edit(path, value), name=STUDY)
+    config_dir = _study_dir(tmp_path, set_key(path, value), name=STUDY)
     with pytest.raises(ConfigError, match=message) as err:
         resolve({**BASE, "preset": "smoke"}, config_dir=config_dir)
     assert f"{STUDY}.yaml" in str(err.value) and f"study.{STUDY}." in str(err.value)
 
 
 def test_a_supervised_method_needs_its_grid_and_pairs(tmp_path):
-    config_dir = _study_dir(tmp_path, _edit("methods.supervised", {"kind": "supervised"}),
+    config_dir = _study_dir(tmp_path, set_key("methods.supervised", {"kind": "supervised"}),
                             name=STUDY)  # fmt: skip
     with pytest.raises(ConfigError, match="study.nsm.methods.supervised"):
         resolve({**BASE, "preset": "paper"}, config_dir=config_dir)

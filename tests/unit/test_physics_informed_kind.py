@@ -8,20 +8,10 @@ import yaml
 from pderepro.config import ConfigError
 from pderepro.studies import make_plan
 from pderepro.studies.physics_informed import run_settings, runs
+from tests.unit.configs import set_key
 from tests.unit.test_config import BASE, ROOT, _study_dir, resolve
 
 STUDY = "r3_sampling"
-
-
-def _edit(path, value):
-    def edit(study):
-        node = study
-        *parents, last = path.split(".")
-        for key in parents:
-            node = node[key]
-        node[last] = value
-
-    return edit
 
 
 @pytest.mark.parametrize(
@@ -45,7 +35,7 @@ def _edit(path, value):
     ],
 )
 def test_bad_entries_fail_naming_the_file_and_key(tmp_path, path, value, message):
-    config_dir = _study_dir(tmp_path, _edit(path, value), name=STUDY)
+    config_dir = _study_dir(tmp_path, set_key(path, value), name=STUDY)
     with pytest.raises(ConfigError, match=message) as err:
         resolve({**BASE, "preset": "smoke"}, config_dir=config_dir)
     assert f"{STUDY}.yaml" in str(err.value) and f"study.{STUDY}." in str(err.value)
@@ -177,7 +167,7 @@ def test_sdgd_presets_run_their_dimensions_and_the_paper_asks_for_gpus(preset, d
     ],
 )
 def test_bad_sdgd_entries_fail_naming_the_key(tmp_path, path, value, message):
-    config_dir = _study_dir(tmp_path, _edit(path, value), name="sdgd")
+    config_dir = _study_dir(tmp_path, set_key(path, value), name="sdgd")
     with pytest.raises(ConfigError, match=message) as err:
         resolve({**BASE, "preset": "smoke", "studies": ["sdgd"]}, config_dir=config_dir)
     assert "sdgd.yaml" in str(err.value)

@@ -8,20 +8,10 @@ import yaml
 from pderepro.config import ConfigError
 from pderepro.studies import make_plan
 from pderepro.studies import random_features as kind
+from tests.unit.configs import set_key
 from tests.unit.test_config import BASE, _study_dir, resolve
 
 STUDY = "rann"
-
-
-def _edit(path, value):
-    def edit(study):
-        node = study
-        *parents, last = path.split(".")
-        for key in parents:
-            node = node[key]
-        node[last] = value
-
-    return edit
 
 
 @pytest.mark.parametrize(
@@ -40,7 +30,7 @@ def _edit(path, value):
     ],
 )
 def test_bad_entries_fail_naming_the_file_and_key(tmp_path, path, value, message):
-    config_dir = _study_dir(tmp_path, _edit(path, value), name=STUDY)
+    config_dir = _study_dir(tmp_path, set_key(path, value), name=STUDY)
     with pytest.raises(ConfigError, match=message) as err:
         resolve({**BASE, "preset": "smoke", "studies": [STUDY]}, config_dir=config_dir)
     text = str(err.value)
