@@ -133,7 +133,9 @@ def test_cost_model_follows_the_measured_steps_and_the_time_limit():
     )
     plan = make_plan_of(study)
     pinn128 = inputs.train_seconds(study, "poisson", "pinn128")
-    assert 150 < pinn128 < 250  # 1000 steps of ~175 ms and the evaluations
+    # the model's 1000 steps of ~175 ms and the evaluations (measured at quick: 283-334 s,
+    # the model underestimates batch-8 grid steps; see quick.yaml)
+    assert 150 < pinn128 < 250
     assert inputs.train_seconds(study, "poisson", "nsm") < pinn128 / 4
     # pinn256 stops at the time limit: its runtime is capped, not 1000 s steps
     limit = study["time_limit_s"]
@@ -141,7 +143,8 @@ def test_cost_model_follows_the_measured_steps_and_the_time_limit():
     assert inputs.train_runtime(plan, STUDY, "poisson", "pinn256") <= 10 + 3 * (limit + 30) / 60
     assert inputs.train_gpus(plan, STUDY) == 0
     assert 2000 < inputs.train_mem_mb(plan, STUDY, "rd_nu0005", "supervised") < 8000
-    # the quick study's runs, the stopped ones at their probe: within 25 minutes on 2 cores
+    # the cost model's estimate of the quick study, the stopped runs at their probe, within
+    # 25 minutes on 2 cores (an estimate: the measured quick run took about 27 minutes)
     total = sum(
         (10 if m == "pinn256" else inputs.train_seconds(study, p, m)) + 5 for p, m, _ in runs(study)
     )

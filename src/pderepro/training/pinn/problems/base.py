@@ -79,8 +79,9 @@ class Problem(ABC):
 
     name: ClassVar[str] = ""
     boundary_derivatives: ClassVar[int] = 0
-    #: Fresh points of the validation residual (None: the loop's default).
-    validation_points: ClassVar[int | None] = None
+    #: Fresh points of the validation residual (None: the loop's default; a problem may
+    #: set its own per instance, as the ball's by dimension).
+    validation_points: int | None = None
     domain: Domain
     reference_method: str = ""
     quantity: str = ""
