@@ -388,6 +388,28 @@ def test_a_malformed_value_is_refused_even_where_a_preset_replaces_it_or_unused(
     assert where in str(err.value)
 
 
+SHALLOW_WATER_INCONSISTENT = [
+    ("system.coarse_resolution", 100),  # does not divide the fine 512 cells
+    ("coarse.time_step", 0.004),  # the fluxes are averaged over system.time_step
+    ("truth.save_interval", 0.003),  # not whole coarse steps
+    ("closures.none.limited", True),  # nothing to limit
+]
+
+
+@pytest.mark.parametrize(("path", "value"), SHALLOW_WATER_INCONSISTENT)
+def test_shallow_water_closure_settings_must_agree(tmp_path, path, value):
+    def edit(study):
+        node = study
+        *parents, last = path.split(".")
+        for key in parents:
+            node = node[key]
+        node[last] = value
+
+    config_dir = _study_dir(tmp_path, edit, name="sw_closures")
+    with pytest.raises(ConfigError, match=rf"config key 'study\.sw_closures\.{path}'"):
+        resolve({**BASE, "preset": "quick", "studies": ["sw_closures"]}, config_dir=config_dir)
+
+
 def test_a_preset_entry_for_no_study_file_is_refused(tmp_path):
     config_dir = _study_dir(tmp_path, lambda study: None)
     path = config_dir / "presets/paper.yaml"

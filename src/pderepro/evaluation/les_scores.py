@@ -66,11 +66,8 @@ def load_les_closure(
     CheckpointError
         If an expected entry does not match.
     """
-    checkpoint = load_checkpoint(path)
+    checkpoint = load_checkpoint(path, expect=expect)
     meta = checkpoint["metadata"]
-    for key, value in (expect or {}).items():
-        if meta.get(key) != value:
-            raise CheckpointError(f"{path}: {key} is {meta.get(key)!r}, expected {value!r}")
     kind = meta["kind"]
     if kind in CLASSICAL_KINDS:
         options = {"coefficient": meta["constant"]} if meta.get("constant") is not None else {}

@@ -8,7 +8,6 @@ Lorenz-96 system's stages are in :mod:`pderepro.stages.closures`, and the workfl
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from collections.abc import Mapping
@@ -20,9 +19,9 @@ import pandas as pd
 import torch
 import xarray as xr
 
-from pderepro.data.closure_systems import SPLITS, truth_run_size, truth_seed
+from pderepro.data.closure_pairs import write_pair_blocks
+from pderepro.data.closure_systems import truth_run_size, truth_seed
 from pderepro.data.io import atomic_write, ensure_free_space, open_netcdf, write_netcdf
-from pderepro.data.lorenz96_truth import time_blocks
 from pderepro.data.provenance import provenance_attrs
 from pderepro.data.turbulence import filtered_pairs, spin_up_and_snapshots
 from pderepro.data.turbulence_problems import dns_problem, les_problem
@@ -101,23 +100,11 @@ def run_coarse_grain_turbulence(
     set_threads(threads)
     ds = open_netcdf(raw, required=("w",), expect_attrs={"role": "pairs"})
     pairs = filtered_pairs(ds, n_les=les_resolution, filter=filter, device="cpu")
-    gap = round(split["gap_time"] / float(ds.attrs["save_interval"]))
-    blocks = time_blocks(pairs.sizes["time"], {s: split[s] for s in SPLITS}, gap=gap)
-    for name, block in blocks.items():
-        part = pairs.isel(time=block)
-        part.attrs.update(split=name)
-        params = {**json.loads(ds.attrs["params"]), "les_resolution": les_resolution,
-                  "filter": filter, "split": dict(split)}  # fmt: skip
-        part.attrs.update(
-            provenance_attrs(
-                title=f"LES pairs of 2-D turbulence, beta={ds.attrs['beta']:g}, {name} block",
-                rule="coarse_grain", params=params, seed=ds.attrs.get("seed"),
-                input_files=[raw], history=ds.attrs.get("history", ""),
-            )
-        )  # fmt: skip
-        log.info("%s block: %d snapshots x %d members", name, part.sizes["time"],
-                 part.sizes["member"])  # fmt: skip
-        write_netcdf(part, outputs[name])
+    write_pair_blocks(
+        pairs, outputs, split=split, source=ds, raw=raw,
+        title=f"LES pairs of 2-D turbulence, beta={ds.attrs['beta']:g}",
+        params={"les_resolution": les_resolution, "filter": filter},
+    )  # fmt: skip
 
 
 def _open_pairs(path: str, split: str) -> xr.Dataset:

@@ -52,7 +52,8 @@ class ClosuresKind(StudyKind):
         "forecast": {"starts", "members", "lead_time"},
         "training": {"epochs", "checkpoint_every"},
         # grids and the viscosity they allow (2-D turbulence: the quick DNS is coarser)
-        "system": {"resolution", "viscosity", "time_step", "les_resolution"},
+        # (shallow water: the coarse grid and the step the finer paper grids need)
+        "system": {"resolution", "viscosity", "time_step", "les_resolution", "coarse_resolution"},
         "coarse": {"time_step"},
         "smarl": {"timesteps", "batch"},
     }
@@ -79,6 +80,11 @@ class ClosuresKind(StudyKind):
                 raise ConfigError(
                     f"config key '{where}.closures.{key}.kind': {closure['kind']!r} is not a "
                     f"closure family of system {study['system']['solver']!r} ({list(families)})"
+                )
+            if closure.get("limited") and closure["kind"] == "none":
+                raise ConfigError(
+                    f"config key '{where}.closures.{key}.limited': a closure of kind none has "
+                    "no flux to limit"
                 )
             if (closure["kind"] == "polynomial") != ("degree" in closure):
                 raise ConfigError(

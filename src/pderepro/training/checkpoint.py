@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -41,13 +42,19 @@ def save_checkpoint(path: str | Path, *, metadata: dict[str, Any], **states: Any
     return atomic_write(path, lambda tmp: torch.save(payload, tmp))
 
 
-def load_checkpoint(path: str | Path, *, map_location: str | torch.device = "cpu") -> dict:
+def load_checkpoint(
+    path: str | Path, *, map_location: str | torch.device = "cpu",
+    expect: Mapping[str, Any] | None = None,
+) -> dict:  # fmt: skip
     """Load a checkpoint safely; ``metadata`` is decoded from JSON.
+
+    ``expect``: metadata entries that must match (e.g. ``{"closure": "cnn"}``).
 
     Raises
     ------
     CheckpointError
-        The file is missing, not a torch file, or not a pderepro checkpoint.
+        The file is missing, not a torch file, or not a pderepro checkpoint, or an
+        expected metadata entry does not match.
     """
     path = Path(path)
     try:
@@ -58,7 +65,10 @@ def load_checkpoint(path: str | Path, *, map_location: str | torch.device = "cpu
         raise CheckpointError(f"{path}: not a readable checkpoint ({err})") from err
     if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:
         raise CheckpointError(f"{path}: not a {CHECKPOINT_FORMAT} checkpoint")
-    payload["metadata"] = json.loads(payload.pop("metadata_json"))
+    payload["metadata"] = meta = json.loads(payload.pop("metadata_json"))
+    for key, value in (expect or {}).items():
+        if meta.get(key) != value:
+            raise CheckpointError(f"{path}: {key} is {meta.get(key)!r}, expected {value!r}")
     return payload
 
 

@@ -1,0 +1,144 @@
+"""Scores of shallow-water sub-grid flux closures: offline on held-out pairs, online against
+the filtered fine run.
+
+Offline (:func:`offline_scores`): the correlation of the predicted mass and momentum
+corrections with the exact ones, and the one-step error of the coarse step with the
+closure (as applied online, limited or not) over the one without, against the filtered
+fine step.
+
+Online (:func:`trajectory_scores`): coarse runs from the filtered reference states, under
+the same forcing, against the filtered reference run, record by record:
+
+* ``h_error`` / ``hu_error``: root-mean-square error over the grid, members and records
+  over the truth's spread about its spatial mean (1 = an error as large as the signal);
+* ``energy_bias``: the time-mean available energy ``sum (h u^2 + g (h - H)^2) / 2 dx``
+  (``H``: the mean depth) over the truth's, minus 1: the long-run energy balance;
+* ``mass_drift``: the largest relative change of total mass over a run;
+* ``shock_position_error``: the periodic distance (coarse cells) between the strongest
+  depth jump of a run and of the truth, over records where the truth's exceeds
+  ``shock_jump`` (a shock on the coarse grid).
+
+Every score but the blow-up count is over the runs that did not blow up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from pderepro.models.flux_stencil import StencilFluxNet, diffusive_flux
+from pderepro.solvers.shallow_water import ShallowWaterProblem, velocity
+from pderepro.solvers.shallow_water_coarse import corrected_step
+from pderepro.training.checkpoint import CheckpointError, load_checkpoint
+
+#: Closure families of the shallow-water system.
+FLUX_CLOSURE_KINDS = ("none", "diffusion", "stencil_mlp")
+
+
+def load_flux_closure(
+    path: str | Path, *, expect: Mapping[str, Any] | None = None
+) -> tuple[Callable[[np.ndarray], np.ndarray] | None, dict]:
+    """The closure in a ``fit_closure`` checkpoint (None for no closure) and its metadata
+    (``limited`` says whether it runs limited)."""
+    checkpoint = load_checkpoint(path, expect=expect)
+    meta = checkpoint["metadata"]
+    kind = meta["kind"]
+    if kind == "none":
+        return None, meta
+    if kind == "diffusion":
+        kappa, gravity = meta["kappa"], meta["gravity"]
+        return (lambda state: diffusive_flux(state, kappa, gravity)), meta
+    if kind == "stencil_mlp":
+        net = StencilFluxNet(hidden=meta["hparams"]["hidden"])
+        net.load_state_dict(checkpoint["model"])
+        return net.eval().physical, meta
+    raise CheckpointError(f"{path}: unknown flux closure kind {kind!r}")
+
+
+def _correlation(a: np.ndarray, b: np.ndarray) -> float:
+    a, b = a.ravel() - a.mean(), b.ravel() - b.mean()
+    denominator = np.sqrt((a * a).sum() * (b * b).sum())
+    return float((a * b).sum() / denominator) if denominator > 0 else float("nan")
+
+
+def offline_scores(
+    closure: Callable[[np.ndarray], np.ndarray] | None, limited: bool, states: np.ndarray,
+    corrections: np.ndarray, problem: ShallowWaterProblem, dt: float,
+) -> tuple[dict[str, float], np.ndarray]:  # fmt: skip
+    """Offline skill on pairs ``states``, ``corrections`` (both ``(N, 2, n)``) and the
+    predicted corrections (zeros without a closure)."""
+    predicted = np.zeros_like(corrections) if closure is None else closure(states)
+    exact_next = corrected_step(states, dt, problem, lambda _: corrections)
+    plain = corrected_step(states, dt, problem)
+    closed = corrected_step(states, dt, problem, closure, limited=limited)
+    scores = {
+        "mass_flux_correlation": _correlation(predicted[:, 0], corrections[:, 0]),
+        "momentum_flux_correlation": _correlation(predicted[:, 1], corrections[:, 1]),
+        "step_error_ratio": float(
+            np.sqrt(((closed - exact_next) ** 2).mean() / ((plain - exact_next) ** 2).mean())
+        ),  # fmt: skip
+    }
+    return scores, predicted
+
+
+def available_energy(records: np.ndarray, gravity: float, dx: float) -> np.ndarray:
+    """``sum (h u^2 + g (h - H)^2) / 2 dx`` of ``(..., 2, n)`` states, shape ``(...)``."""
+    h, hu = records[..., 0, :], records[..., 1, :]
+    u = velocity(h, hu, 1e-8)
+    depth = h.mean(axis=-1, keepdims=True)
+    return 0.5 * (h * u * u + gravity * (h - depth) ** 2).sum(axis=-1) * dx
+
+
+def strongest_jump(h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Face index and size of the largest ``|h_J - h_{J-1}|`` (periodic) of ``(..., n)``."""
+    jumps = np.abs(h - np.roll(h, 1, axis=-1))
+    return jumps.argmax(axis=-1), jumps.max(axis=-1)
+
+
+def trajectory_scores(
+    runs: np.ndarray, truth: np.ndarray, *, gravity: float, dx: float, shock_jump: float
+) -> dict[str, float]:
+    """Online scores of the surviving runs (see the module).
+
+    Parameters
+    ----------
+    runs, truth : numpy.ndarray
+        ``(members, records, 2, n)``: the runs (NaN after a blow-up) and the filtered
+        reference, member by member.
+    gravity, dx : float
+        ``g`` and the coarse cell width.
+    shock_jump : float
+        Depth jump (length units) beyond which the truth has a shock on the coarse grid.
+    """
+    kept = np.isfinite(runs).all(axis=(1, 2, 3))
+    nan_scores = ("h_error", "hu_error", "energy_bias", "mass_drift", "shock_position_error")
+    if not kept.any():
+        return dict.fromkeys(nan_scores, float("nan"))
+    runs, truth = runs[kept], truth[kept]
+    anomaly = truth - truth.mean(axis=-1, keepdims=True)
+    errors = np.sqrt(((runs - truth) ** 2).mean(axis=(0, 1, 3)) / (anomaly**2).mean(axis=(0, 1, 3)))
+    energy = available_energy(runs, gravity, dx).mean()
+    mass = runs[:, :, 0].sum(axis=-1)  # (members, records)
+    where_run, _ = strongest_jump(runs[:, :, 0])
+    where_truth, size_truth = strongest_jump(truth[:, :, 0])
+    n = runs.shape[-1]
+    distance = np.abs(where_run - where_truth)
+    distance = np.minimum(distance, n - distance)[size_truth > shock_jump]
+    return {
+        "h_error": float(errors[0]),
+        "hu_error": float(errors[1]),
+        "energy_bias": float(energy / available_energy(truth, gravity, dx).mean() - 1.0),
+        "mass_drift": float(np.abs(mass / mass[:, :1] - 1.0).max()),
+        "shock_position_error": float(distance.mean()) if distance.size else float("nan"),
+    }
+
+
+def error_series(runs: np.ndarray, truth: np.ndarray) -> np.ndarray:
+    """``h`` error per record (members pooled, NaN runs left out): ``(records,)``."""
+    anomaly = truth - truth.mean(axis=-1, keepdims=True)
+    squared = ((runs[:, :, 0] - truth[:, :, 0]) ** 2).mean(axis=-1)  # (members, records)
+    with np.errstate(all="ignore"):
+        return np.sqrt(np.nanmean(squared, axis=0) / (anomaly[:, :, 0] ** 2).mean(axis=(0, 2)))
