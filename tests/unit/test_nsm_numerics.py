@@ -223,7 +223,10 @@ def test_nsm_verification_rows_pass():
     table = nsm_verification()
     poisson = table[table["case"].str.startswith("Poisson")]
     assert poisson["max_abs_error"].iloc[-1] < 1e-13
-    strang = table[table["case"].str.contains("in dt")]
+    strang = table[table["case"].str.contains("in dt")]  # RD's Strang and NS's AB2/CN
     assert np.all(np.abs(strang["observed_order"].dropna() - 2) < 0.1)
-    grid = table[table["case"].str.contains("grid self-convergence")]
+    rd = table["case"].str.startswith("RD")
+    grid = table[rd & table["case"].str.contains("grid self-convergence")]
     assert grid["max_abs_error"].max() < 1e-9
+    ns = table[table["case"].str.startswith("NS") & table["case"].str.contains("grid")]
+    assert list(ns["resolution"]) == [16, 32] and ns["max_abs_error"].iloc[-1] < 1e-6

@@ -76,7 +76,8 @@ def errors_table(
     no_learning : mapping
         ``{problem: (label, relative L2 in %)}`` of each problem's no-learning field.
     problems, methods : mapping
-        By key, in table order: ``{"label", "iterations"}``; ``{"label", "kind"}``.
+        By key, in table order: ``{"label", "iterations"}`` (optional ``methods``, the
+        method keys the problem runs: default all); ``{"label", "kind"}``.
     published : mapping
         The study's ``published`` block (values in %).
     """
@@ -84,6 +85,8 @@ def errors_table(
     rows = []
     for problem, spec in problems.items():
         for method, m in methods.items():
+            if method not in spec.get("methods", methods):
+                continue  # the problem does not run it
             group = runs[(runs["problem"] == problem) & (runs["method"] == method)]
             group = group.sort_values("seed")
             trained = _trained(group)

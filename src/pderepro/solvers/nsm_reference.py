@@ -6,6 +6,9 @@
 * Reaction-diffusion ``u_t = nu u_xx + rho u (1 - u)``, periodic in ``x``, ``t`` in [0, 1]:
   the Strang splitting of :mod:`pderepro.solvers.diffusion_reaction` on a fine grid, from
   the band-limited interpolant of the initial values at the nodes.
+* Forced Navier-Stokes (vorticity) on the unit torus, ``t`` in [0, T]: the torus solver's
+  AB2/CN pseudo-spectral scheme (:mod:`pderepro.solvers.navier_stokes`) from the
+  band-limited interpolant of the initial vorticity at the nodes, recorded at uniform times.
 
 Their verification rows: :mod:`pderepro.solvers.nsm_verification`.
 """
@@ -15,8 +18,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import torch
 
 from pderepro.solvers.diffusion_reaction import diffusion_reaction_frames
+from pderepro.solvers.navier_stokes import NavierStokesProblem, solve_navier_stokes
 from pderepro.solvers.random_fields import fourier_upsample
 
 
@@ -94,3 +99,58 @@ def reaction_diffusion_reference(
         frames.append(u)
     out = np.stack(frames, axis=1)  # (S, n_t, nx)
     return fourier_upsample(out, x_points, ndim=1)
+
+
+def navier_stokes_reference(
+    w0: np.ndarray,
+    *,
+    nu: float,
+    forcing_amplitude: float,
+    t_final: float,
+    nx: int,
+    steps: int,
+    n_times: int,
+    x_points: int,
+    device: str | torch.device | None = None,
+) -> np.ndarray:
+    """Forced vorticity ``w_t + u . grad w = nu Lap w + f`` on the unit torus at uniform times.
+
+    ``u = (psi_y, -psi_x)``, ``-Lap psi = w`` and ``f = A (sin 2 pi (x + y) + cos 2 pi (x + y))``
+    (:class:`~pderepro.solvers.navier_stokes.NavierStokesProblem`'s FNO forcing); arrays are
+    ``w[..., i, j] = w(x_i, y_j)``.
+
+    Parameters
+    ----------
+    w0 : numpy.ndarray
+        Initial vorticity (1/time) at the nodes ``(i / m, j / m)``, shape ``(S, m, m)``; its
+        trigonometric interpolant is the initial condition.
+    nu, forcing_amplitude, t_final : float
+        Viscosity (length^2 / time), ``A`` (1/time^2) and the horizon ``T`` (time).
+    nx : int
+        Solver grid points per side (even, >= 8).
+    steps : int
+        AB2/CN steps over [0, T], rounded up to a whole number per output interval.
+    n_times : int
+        Output times ``linspace(0, T, n_times)``, ``>= 2``.
+    x_points : int
+        Output points ``j / x_points`` per side: the solver grid's values where ``nx`` is a
+        multiple of it, else its trigonometric interpolant.
+    device : str or torch.device, optional
+        Where the solver runs (default: CUDA when available, else CPU).
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(S, n_times, x_points, x_points)``, float64.
+    """
+    if n_times < 2:
+        raise ValueError(f"need at least 2 output times, got {n_times}")
+    interval = float(t_final) / (n_times - 1)
+    per_interval = max(1, math.ceil(steps / (n_times - 1) - 1e-9))
+    problem = NavierStokesProblem(
+        viscosity=float(nu), t_final=float(t_final), time_step=interval / per_interval,
+        resolution=int(nx), record_interval=interval, forcing_amplitude=float(forcing_amplitude),
+    )  # fmt: skip
+    w = fourier_upsample(np.asarray(w0, dtype=np.float64), nx, ndim=2)  # (S, nx, nx)
+    out = solve_navier_stokes(w, problem, device=device).cpu().numpy()  # (S, n_times, nx, nx)
+    return fourier_upsample(out, x_points, ndim=2)

@@ -5,7 +5,10 @@
   round-off;
 * the reaction-diffusion reference's Strang splitting by self-convergence in ``dt``
   (order 2) and in ``nx`` (fixed ``dt``) at ``nu = 0.005, rho = 5`` from
-  Gaussian-random-field initial conditions of the study's law.
+  Gaussian-random-field initial conditions of the study's law;
+* the forced Navier-Stokes reference (the torus solver, whose exact-solution rows are the
+  ``navier_stokes_spectral`` ones) by self-convergence in ``dt`` (order 2) and ``nx`` at
+  the study's law (T = 50, nu = 2e-3, GRF length 0.8): how far its sizes are from the limit.
 """
 
 from __future__ import annotations
@@ -16,7 +19,11 @@ import math
 import numpy as np
 import pandas as pd
 
-from pderepro.solvers.nsm_reference import poisson_solution, reaction_diffusion_reference
+from pderepro.solvers.nsm_reference import (
+    navier_stokes_reference,
+    poisson_solution,
+    reaction_diffusion_reference,
+)
 from pderepro.solvers.random_fields import sample_periodic_kernel_grf
 from pderepro.solvers.verification import COLUMNS, observed_orders
 
@@ -90,6 +97,38 @@ def reaction_diffusion_convergence(
     return rows
 
 
+def navier_stokes_convergence(
+    levels: tuple[int, ...] = (2500, 5000, 10000, 20000),
+    grids: tuple[int, ...] = (16, 32),
+    n_samples: int = 2,
+    seed: int = 5,
+) -> list[dict]:
+    """Self-convergence of the forced Navier-Stokes reference on [0, 50], 11 frames, from
+    initial vorticities of the study's law (64 x 64 nodes, length 0.8, mean removed): in
+    ``dt`` at ``nx = 64`` (each level against the next finer one) and in ``nx`` at
+    ``levels[1]`` steps (against ``nx = 64``). About 7 s on one core."""
+    w0 = sample_periodic_kernel_grf(
+        n_samples, 64, length=0.8, ndim=2, rng=np.random.default_rng(seed)
+    )
+    w0 = w0 - w0.mean(axis=(-2, -1), keepdims=True)
+
+    def solve(nx: int, steps: int) -> np.ndarray:
+        return navier_stokes_reference(w0, nu=2e-3, forcing_amplitude=0.1, t_final=50.0,
+                                       nx=nx, steps=steps, n_times=11, x_points=64)  # fmt: skip
+
+    runs = [solve(64, s) for s in levels]
+    errors = [float(np.abs(a - b).max()) for a, b in zip(runs[:-1], runs[1:], strict=True)]
+    orders = observed_orders(errors, [float(s) for s in levels[:-1]])
+    case = "NS forced nu=0.002, T=50, GRF l=0.8: AB2/CN self-convergence in dt, next level"
+    rows = [_row(case, 64, 50.0 / s, e, o)
+            for s, e, o in zip(levels[:-1], errors, orders, strict=True)]  # fmt: skip
+    case = "NS forced nu=0.002, T=50, GRF l=0.8: grid self-convergence vs nx=64"
+    for n in grids:
+        error = float(np.abs(solve(n, levels[1]) - runs[1]).max())
+        rows.append(_row(case, n, 50.0 / levels[1], error))
+    return rows
+
+
 def nsm_verification() -> pd.DataFrame:
     """All Neural Spectral Methods reference rows.
 
@@ -99,7 +138,8 @@ def nsm_verification() -> pd.DataFrame:
         Columns :data:`~pderepro.solvers.verification.COLUMNS`.
     """
     table = pd.DataFrame(
-        [*poisson_manufactured(), *reaction_diffusion_convergence()], columns=COLUMNS
+        [*poisson_manufactured(), *reaction_diffusion_convergence(), *navier_stokes_convergence()],
+        columns=COLUMNS,
     )
     logger.info("NSM reference verification:\n%s", table.to_string(index=False))
     return table

@@ -150,7 +150,7 @@ def run_train_nsm(
     save_checkpoint(
         outputs["checkpoint"],
         metadata={
-            "architecture": "fno2d",
+            "architecture": type(net).__name__.lower(),  # fno2d, or fno3d in space-time
             "hparams": network,
             "in_channels": op.network_channels,
             "problem": settings["problem"],

@@ -5,9 +5,11 @@ solver data (Neural Spectral Methods, REFERENCES §6.5).
 A study is problems x methods x seeds. A *problem* names a registered operator problem
 (:mod:`pderepro.training.spectral.problems`: the input law, the PDE, its residuals and
 reference solver) with its parameters, the test grid, the reference solver's sizes and the
-iteration budget. A *method* says how the one network of the study (an FNO2d) is trained:
-``spectral`` (the residual's coefficients, Parseval), ``grid`` (the residual on an
-``n``-point grid) or ``supervised`` (``n_train`` solver pairs at ``n`` points). Each
+iteration budget (and, optionally, the methods it runs and its changes to the network).
+A *method* says how the one network of the study (an FNO2d; an FNO3d in space-time for a
+problem that asks for one) is trained: ``spectral`` (the residual's coefficients,
+Parseval), ``grid`` (the residual on an ``n``-point grid) or ``supervised`` (``n_train``
+solver pairs at ``n`` points). Each
 problem's test inputs, reference and training pairs are data
 (``data/reference/<study>/<problem>.nc``); each ``(problem, method, seed)`` is one training
 job; two tables (errors, speed) and one figure per study.
@@ -83,12 +85,23 @@ def active_problems(study: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
     return {key: spec for key, spec in study["problems"].items() if spec.get("run", True)}
 
 
+def problem_methods(study: Mapping[str, Any], problem: str) -> list[str]:
+    """The method keys ``problem`` runs (its ``methods``, default all), in the study's order."""
+    chosen = study["problems"][problem].get("methods")
+    return [m for m in study["methods"] if chosen is None or m in chosen]
+
+
+def problem_network(study: Mapping[str, Any], problem: str) -> dict[str, Any]:
+    """The study's network with the problem's changes (its ``network``)."""
+    return {**study["network"], **study["problems"][problem].get("network", {})}
+
+
 def runs(study: Mapping[str, Any]) -> list[tuple[str, str, int]]:
     """Every training job ``(problem, method, seed)``, in table order."""
     return [
         (problem, method, seed)
         for problem in active_problems(study)
-        for method in study["methods"]
+        for method in problem_methods(study, problem)
         for seed in range(study["seeds"])
     ]
 
@@ -119,11 +132,14 @@ def captions(study: Mapping[str, Any], preset: str) -> dict[str, str]:
         f"{key}: {spec['training']['iterations']} iterations of a rate decaying over "
         f"{spec['training']['decay_iterations']}, test grid "
         + " x ".join(f"{k} {v}" for k, v in spec["test_grid"].items())
+        + "".join(f", network {k} {v}" for k, v in spec.get("network", {}).items())
+        + (f", methods {', '.join(spec['methods'])} only" if "methods" in spec else "")
         for key, spec in active_problems(study).items()
     )
     net, training = study["network"], study["training"]
     setting = (
-        f"Ours: preset {preset}, FNO2d width {net['width']}, modes {net['modes']}, "
+        f"Ours: preset {preset}, FNO2d (FNO3d for space-time problems) width {net['width']}, "
+        f"modes {net['modes']}, "
         f"{net['layers']} layers, batch {training['batch_size']}, Adam "
         f"{training['learning_rate']:g}, {study['seeds']} seed(s), {study['n_test']} test "
         f"instances; {budgets}."
@@ -189,6 +205,12 @@ class NeuralSpectralKind(StudyKind):
                 raise ConfigError(
                     f"config key '{where}.problems.{key}.problem': {spec['problem']!r} is "
                     f"not a registered operator problem ({sorted(problems)})"
+                )
+            unknown = sorted(set(spec.get("methods", [])) - set(study["methods"]))
+            if unknown:
+                raise ConfigError(
+                    f"config key '{where}.problems.{key}.methods': {unknown} are not methods "
+                    f"of the study ({sorted(study['methods'])})"
                 )
             training = spec["training"]
             if training["iterations"] < study["log_every"]:

@@ -15,6 +15,8 @@ from pderepro.studies.neural_spectral import (
     decay_factor,
     method_label,
     problem_label,
+    problem_methods,
+    problem_network,
     run_file,
     runs,
     supervised_methods,
@@ -25,8 +27,9 @@ from pderepro.studies.neural_spectral import (
 #: reaction-diffusion basis 32 x 64 took 52 ms.
 MS_PER_ITERATION = ((32**2, 30.0), (64**2, 88.0), (128**2, 350.0), (256**2, 1925.0))
 #: Grid points of the spectral method where its ``n`` is left out (the problem's default
-#: basis: 32 Chebyshev x 64 Fourier modes for reaction-diffusion, about 32^2 for Poisson).
-SPECTRAL_POINTS = 32 * 64
+#: basis: 32 Chebyshev x 64 Fourier modes for reaction-diffusion, about 32^2 for Poisson;
+#: 32 x 64 x 64 for a space-time problem, one whose test grid has three sizes).
+SPECTRAL_POINTS, SPECTRAL_POINTS_3D = 32 * 64, 32 * 64 * 64
 #: CPU time over GPU time per iteration: an assumption (no GPU was lent to measure it),
 #: with a floor for the kernels' launch overheads (s).
 GPU_SPEEDUP, GPU_FLOOR_S = 100.0, 0.005
@@ -76,7 +79,7 @@ def train_params(plan, study: str, problem: str, method: str, **_: Any) -> dict[
         "parameters": dict(spec["parameters"]),
         "test_grid": dict(spec["test_grid"]),
         "method": dict(cfg["methods"][method]),
-        "network": dict(cfg["network"]),
+        "network": problem_network(cfg, problem),
         "batch_size": cfg["training"]["batch_size"],
         "learning_rate": cfg["training"]["learning_rate"],
         "iterations": spec["training"]["iterations"],
@@ -87,8 +90,11 @@ def train_params(plan, study: str, problem: str, method: str, **_: Any) -> dict[
     }
 
 
-def _method_points(method: Mapping[str, Any]) -> int:
-    """Grid points per input of a method's training step."""
+def _method_points(method: Mapping[str, Any], spec: Mapping[str, Any] | None = None) -> int:
+    """Grid points per input of a method's training step on the problem ``spec`` (three
+    test-grid sizes: space-time, ``n^3``)."""
+    if spec is not None and len(spec["test_grid"]) == 3:
+        return method["n"] ** 3 if "n" in method else SPECTRAL_POINTS_3D
     return method["n"] ** 2 if "n" in method else SPECTRAL_POINTS
 
 
@@ -110,11 +116,12 @@ def train_seconds(cfg: Mapping[str, Any], problem: str, method: str) -> float:
     """One run's estimated seconds: its iterations, and a forward pass (a third of a step)
     over the test instances on the test grid every log_every iterations; capped by the
     time limit (a stopped run's probe and evaluation are short)."""
-    spec, net = cfg["problems"][problem], cfg["network"]
+    spec, net = cfg["problems"][problem], problem_network(cfg, problem)
     gpu = bool(cfg["gpu"])
     batch = cfg["training"]["batch_size"]
     steps = spec["training"]["iterations"]
-    train = steps * seconds_per_iteration(_method_points(cfg["methods"][method]), batch, net, gpu)
+    points = _method_points(cfg["methods"][method], spec)
+    train = steps * seconds_per_iteration(points, batch, net, gpu)
     test_points = math.prod(spec["test_grid"].values())
     evaluations = steps // cfg["log_every"] + 1
     test = evaluations * seconds_per_iteration(test_points, cfg["n_test"], net, gpu) / 3
@@ -134,12 +141,13 @@ def train_mem_mb(plan, study: str, problem: str, method: str, **_: Any) -> int:
     about 8 ``(batch, width, test points)`` tensors of a forward pass on the test grid (the
     evaluation runs in batches), whichever is larger (on a GPU they live on the device)."""
     cfg = _study(plan, study)
-    spec, net = cfg["problems"][problem], cfg["network"]
+    spec, net = cfg["problems"][problem], problem_network(cfg, problem)
     method_spec, batch = cfg["methods"][method], cfg["training"]["batch_size"]
     test_points = math.prod(spec["test_grid"].values())
     data = 3 * cfg["n_test"] * test_points * 8
-    pairs = 2 * method_spec.get("n_train", 0) * _method_points(method_spec) * 8
-    step = batch * _method_points(method_spec) * 12 * net["width"] * net["layers"] * 4
+    points = _method_points(method_spec, spec)
+    pairs = 2 * method_spec.get("n_train", 0) * points * 8
+    step = batch * points * 12 * net["width"] * net["layers"] * 4
     test = batch * test_points * 8 * net["width"] * 4
     activations = 0 if cfg["gpu"] else max(step, test)
     return int(2000 + (data + pairs + activations) / 1e6)
@@ -173,6 +181,7 @@ def tables_params(plan, study: str, **_: Any) -> dict[str, Any]:
                 "iterations": v["training"]["iterations"],
                 "test_grid": dict(v["test_grid"]),
                 "solver_ladder": [dict(r) for r in v.get("solver_ladder", [])],
+                "methods": problem_methods(cfg, k),
             }
             for k, v in active_problems(cfg).items()
         },

@@ -1,10 +1,15 @@
 """Neural Spectral Methods: operators trained by the spectral residual, grid PINN losses or
 solver data (REFERENCES §6.5).
 
-Importing the package registers its problems (:mod:`.poisson`, :mod:`.reaction_diffusion`).
+Importing the package registers its problems (:mod:`.poisson`, :mod:`.reaction_diffusion`,
+:mod:`.navier_stokes`).
 """
 
-from pderepro.training.spectral import poisson, reaction_diffusion  # noqa: F401  (registers)
+from pderepro.training.spectral import (  # noqa: F401  (registers)
+    navier_stokes,
+    poisson,
+    reaction_diffusion,
+)
 from pderepro.training.spectral.loop import (
     OperatorRun,
     build_operator_network,

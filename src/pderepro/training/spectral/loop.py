@@ -21,7 +21,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from pderepro.models.fno2d import FNO2d
+from pderepro.models.fno2d import FNO2d, FNO3d
 from pderepro.training.pinn.loop import Budget
 from pderepro.training.run_limits import TimeLimitProbe, peak_memory_mb, synchronize
 from pderepro.training.spectral.problems import OperatorProblem, method_kind, relative_l2
@@ -45,21 +45,30 @@ class OperatorRun:
 
 
 def build_operator_network(network: Mapping[str, Any], problem: OperatorProblem, *,
-                           seed: int | None = None) -> FNO2d:  # fmt: skip
-    """FNO2d with keys ``width, modes, layers, projection`` (optional ``padding``, else the
-    problem's), the problem's input channels, periodic coordinates; ``seed`` seeds torch
-    before its weights are drawn."""
+                           seed: int | None = None) -> FNO2d | FNO3d:  # fmt: skip
+    """The problem's network from keys ``width, modes, layers, projection`` (optional
+    ``padding``, else the problem's; ``modes_time``, a 3-D network's temporal modes, else
+    ``modes``), its input channels; ``seed`` seeds torch before the weights are drawn.
+
+    ``problem.network_dims`` 2: an FNO2d with periodic coordinates; 3: an FNO3d (periodic
+    space, the time axis padded by ``padding``), called as ``net(frames, n_t)``.
+    """
     if seed is not None:
         torch.manual_seed(seed)
-    return FNO2d(
-        in_channels=problem.network_channels,
-        modes=int(network["modes"]),
-        width=int(network["width"]),
-        layers=int(network["layers"]),
-        projection=int(network["projection"]),
-        periodic=True,
-        padding=int(network.get("padding", problem.network_padding)),
-    )
+    common = {
+        "in_channels": problem.network_channels,
+        "modes": int(network["modes"]),
+        "width": int(network["width"]),
+        "layers": int(network["layers"]),
+        "projection": int(network["projection"]),
+    }
+    padding = int(network.get("padding", problem.network_padding))
+    if problem.network_dims == 3:
+        modes_time = int(network.get("modes_time", network["modes"]))
+        return FNO3d(**common, modes_time=modes_time, time_padding=padding)
+    if problem.network_dims != 2:
+        raise ValueError(f"network_dims must be 2 or 3, got {problem.network_dims}")
+    return FNO2d(**common, periodic=True, padding=padding)
 
 
 def evaluate_operator(problem: OperatorProblem, net: nn.Module, inputs: np.ndarray,

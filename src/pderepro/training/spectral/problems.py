@@ -69,10 +69,13 @@ class OperatorProblem(ABC):
     """A parametric PDE problem: input law, reference, losses and predictions."""
 
     name: str = ""
-    #: FNO2d input channels (the problem's fields and coordinates it adds).
+    #: Input channels of the network (the problem's fields and coordinates it adds).
     network_channels: int = 1
-    #: FNO2d zero padding (non-periodic axes).
+    #: Zero padding of the network's non-periodic axes (FNO3d: the time axis).
     network_padding: int = 0
+    #: 2: an FNO2d on ``(B, channels, n_1, n_2)``; 3: an FNO3d in space-time, called as
+    #: ``net(frames, n_t)`` with frames ``(B, channels, n, n)``.
+    network_dims: int = 2
 
     def __init__(self, **parameters: Any) -> None:
         self._parameters = dict(parameters)
