@@ -103,6 +103,9 @@ class ClosureSystemSpec:
         :class:`ValueError` with the offending key.
     uses_forecasts : bool
         Whether the online stage runs the ``forecast`` experiment (then required).
+    seeded_families : tuple of str
+        Closure families that may be fitted from several seeds (a closure's ``seeds``):
+        the online scores are then the seeds' mean and spread.
     fit_params, online_params, floor_params : callable
         ``(study, closure) -> dict``, ``study -> dict``, ``study -> dict``: the settings the
         system's ``fit_closure``, ``evaluate_online`` and ``truth_floor`` stages take.
@@ -126,6 +129,7 @@ class ClosureSystemSpec:
     online_caption: Callable[[Mapping[str, Any]], str]
     checks: Callable[[str, Mapping[str, Any]], None] = field(default=lambda where, study: None)
     uses_forecasts: bool = False
+    seeded_families: tuple[str, ...] = ()
 
     @property
     def schema_path(self) -> Path:
@@ -390,6 +394,7 @@ CLOSURE_SYSTEMS: dict[str, ClosureSystemSpec] = {
         online_params=lambda study: {"system": study["system"], "online": _online_settings(study)},
         floor_params=lambda study: {"online": study["online"], "system": study["system"]},
         online_caption=_shallow_water_caption,
+        seeded_families=("stencil_mlp",),
     ),
 }
 

@@ -38,23 +38,26 @@ from pderepro.training.checkpoint import CheckpointError, load_checkpoint
 FLUX_CLOSURE_KINDS = ("none", "diffusion", "stencil_mlp")
 
 
-def load_flux_closure(
+def load_flux_closures(
     path: str | Path, *, expect: Mapping[str, Any] | None = None
-) -> tuple[Callable[[np.ndarray], np.ndarray] | None, dict]:
-    """The closure in a ``fit_closure`` checkpoint (None for no closure) and its metadata
-    (``limited`` says whether it runs limited)."""
+) -> tuple[list[Callable[[np.ndarray], np.ndarray] | None], dict]:
+    """The closures in a ``fit_closure`` checkpoint, one per fitted seed (``[None]`` for no
+    closure), and the metadata (``limited`` says whether they run limited)."""
     checkpoint = load_checkpoint(path, expect=expect)
     meta = checkpoint["metadata"]
     kind = meta["kind"]
     if kind == "none":
-        return None, meta
+        return [None], meta
     if kind == "diffusion":
         kappa, gravity = meta["kappa"], meta["gravity"]
-        return (lambda state: diffusive_flux(state, kappa, gravity)), meta
+        return [lambda state: diffusive_flux(state, kappa, gravity)], meta
     if kind == "stencil_mlp":
-        net = StencilFluxNet(hidden=meta["hparams"]["hidden"])
-        net.load_state_dict(checkpoint["model"])
-        return net.eval().physical, meta
+        closures = []
+        for k in range(meta["seeds"]):
+            net = StencilFluxNet(hidden=meta["hparams"]["hidden"])
+            net.load_state_dict(checkpoint[f"model_{k}"])
+            closures.append(net.eval().physical)
+        return closures, meta
     raise CheckpointError(f"{path}: unknown flux closure kind {kind!r}")
 
 

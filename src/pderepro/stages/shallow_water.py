@@ -25,7 +25,7 @@ from pderepro.data.provenance import provenance_attrs
 from pderepro.data.shallow_water_truth import coarse_problem, truth_run
 from pderepro.evaluation.shallow_water_scores import (
     FLUX_CLOSURE_KINDS,
-    load_flux_closure,
+    load_flux_closures,
     offline_scores,
 )
 from pderepro.models.flux_stencil import StencilFluxNet, fit_diffusion, stencil_features
@@ -104,31 +104,39 @@ def _pairs(path: str, split: str) -> tuple[np.ndarray, np.ndarray]:
     return state.reshape(-1, *state.shape[2:]), correction.reshape(-1, *state.shape[2:])
 
 
-def _fit_network(train_pairs, val_pairs, spec, training, seed, checkpoint):
+def _fit_networks(train_pairs, val_pairs, spec, training, seed, checkpoint):
+    """``spec.seeds`` stencil networks from seeds ``seed, seed + 1, ...``, each keeping the
+    epoch of its lowest validation loss (:func:`pderepro.training.loop.train`)."""
     states, corrections = train_pairs
     hidden = list(spec.get("hparams", {}).get("hidden", [64, 64]))
     features = stencil_features(torch.from_numpy(states)).reshape(-1, 10)
     scale = corrections.std(axis=(0, 2))
-    torch.manual_seed(seed)
-    net = StencilFluxNet(hidden=hidden, feature_mean=features.mean(0).tolist(),
-                         feature_std=features.std(0).clamp_min(1e-12).tolist(),
-                         target_scale=scale.tolist())  # fmt: skip
 
     def tensors(pair):  # inputs and normalised targets, float32
         return (torch.from_numpy(pair[0]).float(),
                 torch.from_numpy(pair[1] / scale[None, :, None]).float())  # fmt: skip
 
     inputs, targets = tensors(train_pairs)
-    identity = {"kind": "stencil_mlp", "hidden": hidden, "training": dict(training),
-                "seed": seed, "data_fingerprint": fingerprint(*train_pairs)}  # fmt: skip
-    history = train(  # the epoch of the lowest validation loss is kept
-        net, inputs, targets, TrainingConfig.from_mapping(training), seed=seed,
-        device=torch.device("cpu"), identity=identity,
-        resume_path=Path(checkpoint).with_name("resume.pt"), validation=tensors(val_pairs),
-    )  # fmt: skip
-    meta = {"hparams": {"hidden": hidden}, "history": history, "n_params": count_parameters(net),
-            "n_train": len(states), "target_scale": scale.tolist()}  # fmt: skip
-    return meta, {"model": net.state_dict()}
+    validation = tensors(val_pairs)
+    histories, models = [], {}
+    for k in range(spec.get("seeds", 1)):
+        torch.manual_seed(seed + k)
+        net = StencilFluxNet(hidden=hidden, feature_mean=features.mean(0).tolist(),
+                             feature_std=features.std(0).clamp_min(1e-12).tolist(),
+                             target_scale=scale.tolist())  # fmt: skip
+        identity = {"kind": "stencil_mlp", "hidden": hidden, "training": dict(training),
+                    "seed": seed + k, "data_fingerprint": fingerprint(*train_pairs)}  # fmt: skip
+        resume = Path(checkpoint).with_name(f"resume_{k}.pt")
+        histories.append(train(
+            net, inputs, targets, TrainingConfig.from_mapping(training), seed=seed + k,
+            device=torch.device("cpu"), identity=identity, resume_path=resume,
+            validation=validation,
+        ))  # fmt: skip
+        models[f"model_{k}"] = net.state_dict()
+    meta = {"hparams": {"hidden": hidden}, "history": histories, "seeds": len(histories),
+            "n_params": count_parameters(net), "n_train": len(states),
+            "target_scale": scale.tolist()}  # fmt: skip
+    return meta, models
 
 
 def run_fit_closure_shallow_water(
@@ -157,37 +165,41 @@ def run_fit_closure_shallow_water(
         meta["n_params"] = 2
         log.info("%s: kappa (h, hu) = %s", closure, meta["kappa"])
     elif kind == "stencil_mlp":
-        extra, states = _fit_network(train_pairs, val_pairs, spec, training, seed, checkpoint)
+        extra, states = _fit_networks(train_pairs, val_pairs, spec, training, seed, checkpoint)
         meta.update(extra)
     save_checkpoint(checkpoint, metadata=meta, **states)
-    fitted, _ = load_flux_closure(checkpoint)
-    scores, _ = offline_scores(fitted, meta["limited"], *val_pairs, coarse_problem(system),
-                               system["time_step"])  # fmt: skip
-    log.info("%s (%s, %d parameters): validation %s", closure, kind, meta["n_params"], scores)
-    Path(checkpoint).with_name("resume.pt").unlink(missing_ok=True)
+    for k, fitted in enumerate(load_flux_closures(checkpoint)[0]):
+        scores, _ = offline_scores(fitted, meta["limited"], *val_pairs, coarse_problem(system),
+                                   system["time_step"])  # fmt: skip
+        log.info("%s (%s, %d parameters), seed %d: validation %s", closure, kind,
+                 meta["n_params"], seed + k, scores)  # fmt: skip
+        Path(checkpoint).with_name(f"resume_{k}.pt").unlink(missing_ok=True)
 
 
 def run_offline_shallow_water(
     *, checkpoint: str, tests: Mapping[str, str], metrics: str, curves: str, closure: str,
     n_scatter: int = 2000,
 ) -> None:  # fmt: skip
-    """Offline skill on every setup's test block; the curves keep a scatter sample of the
-    predicted against the exact corrections at the training setup (the first)."""
-    fitted, meta = load_flux_closure(checkpoint, expect={"closure": closure})
+    """Offline skill on every setup's test block (the mean over a closure's seeds); the
+    curves keep a scatter sample of the first seed's predicted against the exact corrections
+    at the training setup (the first)."""
+    closures, meta = load_flux_closures(checkpoint, expect={"closure": closure})
     rows, scatter = [], None
     for setup, path in tests.items():
         ds = open_netcdf(path, required=("state", "correction"), expect_attrs={"split": "test"})
         params = json.loads(ds.attrs["params"])
         states, corrections = _pairs(path, "test")
-        scores, predicted = offline_scores(fitted, meta["limited"], states, corrections,
-                                           coarse_problem(params["system"]),
-                                           float(ds.attrs["coarse_time_step"]))  # fmt: skip
-        rows.append({"closure": closure, "label": meta["label"], "setup": setup, **scores})
-        if scatter is None:
+        problem, dt = coarse_problem(params["system"]), float(ds.attrs["coarse_time_step"])
+        per_seed = [offline_scores(fitted, meta["limited"], states, corrections, problem, dt)
+                    for fitted in closures]  # fmt: skip
+        mean = pd.DataFrame([scores for scores, _ in per_seed]).mean().to_dict()
+        rows.append({"closure": closure, "label": meta["label"], "setup": setup, **mean,
+                     "seeds": len(closures)})  # fmt: skip
+        if scatter is None:  # the first seed's predictions at the training setup
             rng = np.random.default_rng(0)
             flat = corrections.transpose(1, 0, 2).reshape(2, -1)
             pick = rng.choice(flat.shape[1], min(n_scatter, flat.shape[1]), replace=False)
-            guess = predicted.transpose(1, 0, 2).reshape(2, -1)
+            guess = per_seed[0][1].transpose(1, 0, 2).reshape(2, -1)
             scatter = (flat[:, pick], guess[:, pick], setup)
     frame = pd.DataFrame(rows)
     atomic_write(metrics, lambda tmp: frame.to_csv(tmp, index=False, float_format="%.6g"))

@@ -25,7 +25,7 @@ from pderepro.data.shallow_water_truth import coarse_problem, whole
 from pderepro.evaluation.shallow_water_scores import (
     available_energy,
     error_series,
-    load_flux_closure,
+    load_flux_closures,
     trajectory_scores,
 )
 from pderepro.evaluation.tables import closure_table, write_table
@@ -36,9 +36,10 @@ from pderepro.solvers.shallow_water_forcing import forcing_cell_averages, kick
 log = logging.getLogger(__name__)
 
 OFFLINE_COLUMNS = ["closure", "setup", "mass_flux_correlation", "momentum_flux_correlation",
-                   "step_error_ratio"]  # fmt: skip
-ONLINE_COLUMNS = ["closure", "setup", "h_error", "hu_error", "energy_bias",
-                  "shock_position_error", "mass_drift", "blowups", "cost_ratio"]  # fmt: skip
+                   "step_error_ratio", "seeds"]  # fmt: skip
+ONLINE_COLUMNS = ["closure", "setup", "h_error", "h_error_std", "hu_error", "energy_bias",
+                  "energy_bias_std", "shock_position_error", "mass_drift", "blowups",
+                  "seeds", "cost_ratio"]  # fmt: skip
 
 
 def _climate(path: str) -> tuple[np.ndarray, np.ndarray, xr.Dataset]:
@@ -89,9 +90,13 @@ def run_online_shallow_water(
 ) -> None:  # fmt: skip
     """The coarse model with one closure in every setup, scored against the filtered
     reference run (``online.time_step``: the coarse step; a run blows up as
-    :func:`~pderepro.solvers.shallow_water_coarse.run_coarse_model` says)."""
+    :func:`~pderepro.solvers.shallow_water_coarse.run_coarse_model` says).
+
+    A closure fitted from several seeds runs once per seed: its row holds the seeds' mean of
+    every score, their spread (``h_error_std``, ``energy_bias_std``: standard deviation over
+    seeds) and the blow-ups of all seeds; its curves pool the seeds' runs."""
     set_threads(threads)
-    fitted, meta = load_flux_closure(checkpoint, expect={"closure": closure})
+    closures, meta = load_flux_closures(checkpoint, expect={"closure": closure})
     problem, dt = coarse_problem(system), online["time_step"]
     rows, curve_list = [], []
     for setup, path in climates.items():
@@ -105,26 +110,44 @@ def run_online_shallow_water(
                                           problem.length, amplitude)  # fmt: skip
             return kick(state, force if amplitude else None, dt, system["drag"])
 
-        clock = time.perf_counter()
-        runs, blowup = run_coarse_model(
-            reference[:, 0], problem, dt=dt, steps=(reference.shape[1] - 1) * every,
-            every=every, kick_step=kick_step, correction=fitted, limited=meta["limited"],
-            blowup_threshold=online["blowup_threshold"],
-        )  # fmt: skip
-        wall = time.perf_counter() - clock
+        per_seed, all_runs, all_blowups, clock = [], [], [], time.perf_counter()
+        for fitted in closures:
+            runs, blowup = run_coarse_model(
+                reference[:, 0], problem, dt=dt, steps=(reference.shape[1] - 1) * every,
+                every=every, kick_step=kick_step, correction=fitted, limited=meta["limited"],
+                blowup_threshold=online["blowup_threshold"],
+            )  # fmt: skip
+            per_seed.append(
+                trajectory_scores(
+                    runs,
+                    reference,
+                    gravity=system["gravity"],
+                    dx=problem.dx,
+                    shock_jump=online["shock_jump"],
+                )
+            )
+            all_runs.append(runs)
+            all_blowups.append(blowup)
+        wall = (time.perf_counter() - clock) / len(closures)
         simulated = float(ds["time"][-1] - ds["time"][0])
-        scores = trajectory_scores(runs, reference, gravity=system["gravity"], dx=problem.dx,
-                                   shock_jump=online["shock_jump"])  # fmt: skip
-        blowups = int(np.isfinite(blowup).sum())
+        scores = pd.DataFrame(per_seed)
+        blowup = np.concatenate(all_blowups)
         cost = wall / (len(reference) * simulated) / float(ds.attrs["wall_s_per_member_time"])
-        rows.append({"closure": closure, "label": meta["label"], "setup": setup, **scores,
-                     "blowups": blowups, "cost_ratio": cost,
-                     "members": len(reference)})  # fmt: skip
-        log.info("%s %s: %s, %d/%d blew up", closure, setup, scores, blowups, len(reference))
-        curve_list.append({**_curves(runs, reference, system), "blowup_time": blowup})
+        rows.append({
+            "closure": closure, "label": meta["label"], "setup": setup,
+            **scores.mean().to_dict(),  # NaN-skipping: a seed whose runs all blew up drops
+            "h_error_std": float(scores["h_error"].std(ddof=0)),
+            "energy_bias_std": float(scores["energy_bias"].std(ddof=0)),
+            "blowups": int(np.isfinite(blowup).sum()), "cost_ratio": cost,
+            "members": len(reference), "seeds": len(closures),
+        })  # fmt: skip
+        log.info("%s %s: %s", closure, setup, rows[-1])
+        pooled = np.concatenate(all_runs)
+        setup_curves = _curves(pooled, np.concatenate([reference] * len(closures)), system)
+        curve_list.append({**setup_curves, "blowup_time": blowup})
     _write(rows, climates, curve_list, ds, metrics=metrics, curves_path=curves,
            attrs={"label": meta["label"], "closure": closure, "kind": meta["kind"],
-                  "limited": int(meta["limited"])},
+                  "limited": int(meta["limited"]), "seeds": len(closures)},
            title=f"coarse runs with {closure}",
            inputs=[checkpoint, *climates.values()])  # fmt: skip
 
@@ -142,8 +165,9 @@ def run_truth_floor_shallow_water(
         scores = trajectory_scores(second, reference, gravity=system["gravity"], dx=dx,
                                    shock_jump=online["shock_jump"])  # fmt: skip
         rows.append({"closure": "truth", "label": "fine run (sub-grid detail dropped)",
-                     "setup": setup, **scores, "blowups": 0, "cost_ratio": 1.0,
-                     "members": len(second)})  # fmt: skip
+                     "setup": setup, **scores, "h_error_std": 0.0, "energy_bias_std": 0.0,
+                     "blowups": 0, "cost_ratio": 1.0, "members": len(second),
+                     "seeds": 1})  # fmt: skip
         curve_list.append({**_curves(second, reference, system),
                            "blowup_time": np.full(len(second), np.nan)})  # fmt: skip
         fine.append(ds["h_fine"].to_numpy())
@@ -167,13 +191,15 @@ def run_closure_tables_shallow_water(
         "(the fine run's time-averaged flux through each coarse face minus the coarse "
         "scheme's), at every coarse face; step_error_ratio: RMS error of one coarse step with "
         "the closure (limited where the closure is) against the filtered fine step, over the "
-        "same without a closure (1 = no gain). Closures were fitted at the training setup "
-        "only; 'none' predicts no correction (no correlation).",
+        "same without a closure (1 = no gain). Networks: the mean over their seeds (seeds). "
+        "Closures were fitted at the training setup only; 'none' predicts no correction (no "
+        "correlation).",
     )  # fmt: skip
     frames = [pd.read_csv(p) for p in online]
     members = int(max(f["members"].max() for f in frames))
     caption = (
-        f"Online: {members} coarse runs per setup, each from a filtered reference state and "
+        f"Online: {members} coarse runs per setup (and seed), each from a filtered reference "
+        "state and "
         "under that run's own forcing, scored record by record against the filtered "
         "reference fine run; 'truth' scores a second fine ensemble started from the same "
         "states with the sub-grid detail dropped (the noise floor). h_error, hu_error: RMS "
@@ -183,8 +209,10 @@ def run_closure_tables_shallow_water(
         f"truth's exceeds {online_settings['shock_jump']:g}; mass_drift: largest relative "
         "change of total mass in a run; blowups: runs that turned non-finite, negative in "
         f"depth or beyond {online_settings['blowup_threshold']:g}. Every score but blowups "
-        "is over the runs that did not blow up. cost_ratio: wall time per run and time unit "
-        "over the fine run's, both measured here."
+        "is over the runs that did not blow up. A network fitted from several seeds (seeds) "
+        "runs once per seed: its scores are the seeds' mean, h_error_std and "
+        "energy_bias_std their standard deviation over seeds, blowups the sum over seeds. "
+        "cost_ratio: wall time per run and time unit over the fine run's, both measured here."
     )
     write_table(closure_table(frames, ONLINE_COLUMNS), outputs["online_csv"],
                 outputs["online_md"], caption=caption)  # fmt: skip

@@ -81,6 +81,12 @@ class ClosuresKind(StudyKind):
                     f"config key '{where}.closures.{key}.kind': {closure['kind']!r} is not a "
                     f"closure family of system {study['system']['solver']!r} ({list(families)})"
                 )
+            if closure.get("seeds", 1) > 1 and closure["kind"] not in spec.seeded_families:
+                raise ConfigError(
+                    f"config key '{where}.closures.{key}.seeds': system "
+                    f"{study['system']['solver']!r} fits {closure['kind']!r} closures from one "
+                    f"seed (several only for {list(spec.seeded_families) or 'none'})"
+                )
             if closure.get("limited") and closure["kind"] == "none":
                 raise ConfigError(
                     f"config key '{where}.closures.{key}.limited': a closure of kind none has "
@@ -315,13 +321,19 @@ def closure_mem_mb(plan, study: str, **_: Any) -> int:
     return BASE_MB + int(4 * 4 * values / BYTES_PER_MB)
 
 
-def closure_fit_runtime(plan, study: str, **_: Any) -> int:
+def _seeds(cfg: Mapping[str, Any], closure: str | None) -> int:
+    """Networks a closure fits and runs (its ``seeds``; 1 when not named)."""
+    return cfg["closures"][closure].get("seeds", 1) if closure else 1
+
+
+def closure_fit_runtime(plan, study: str, closure: str | None = None, **_: Any) -> int:
     cfg = plan.studies[study]
     rate = closure_system(cfg["system"]["solver"]).fit_s_per_state_epoch
-    return runtime_minutes(cfg["training"]["epochs"] * _train_states(cfg) * rate)
+    seconds = cfg["training"]["epochs"] * _train_states(cfg) * rate * _seeds(cfg, closure)
+    return runtime_minutes(seconds)
 
 
-def online_runtime(plan, study: str, **_: Any) -> int:
+def online_runtime(plan, study: str, closure: str | None = None, **_: Any) -> int:
     cfg = plan.studies[study]
     truth, forecast = cfg["truth"], cfg.get("forecast")
     dt, setups = cfg["coarse"]["time_step"], len(cfg["setups"])
@@ -336,4 +348,4 @@ def online_runtime(plan, study: str, **_: Any) -> int:
     if forecast is not None:
         batch = setups * forecast["starts"] * forecast["members"]
         forecasts = seconds(forecast["lead_time"] / dt, batch)
-    return runtime_minutes(climate + forecasts)
+    return runtime_minutes((climate + forecasts) * _seeds(cfg, closure))
