@@ -79,6 +79,7 @@ def test_claims_rule_is_planned_by_default(tmp_path):
     assert _plan("smoke").claims_inputs() == [
         "results/l96_closures/tables/online.csv",
         "results/les_turbulence/tables/online.csv",
+        "results/sw_closures/tables/online.csv",  # its stability and conservation claims
     ]
     assert set(_plan("quick").claims_inputs()) >= {
         "results/fno_burgers/tables/resolution.csv",
