@@ -10,12 +10,22 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def pytest_collection_modifyitems(config, items):
+    if any(item.path.name == "test_dryrun.py" for item in items):
+        from tests.workflow import dry_runs
+
+        dry_runs.start()  # on the second core, while the unit tests run on the first
     if torch.cuda.is_available():
         return
     skip = pytest.mark.skip(reason="needs a CUDA device")
     for item in items:
         if "gpu" in item.keywords:
             item.add_marker(skip)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    from tests.workflow import dry_runs
+
+    dry_runs.clean()
 
 
 @pytest.fixture

@@ -6,6 +6,7 @@ import sys
 import pytest
 
 from pderepro.studies import repository_plan
+from tests.workflow import dry_runs
 from tests.workflow.helpers import (
     ROOT,
     copy_workflow,
@@ -23,9 +24,9 @@ def _plan(preset, studies=None):
 
 
 @pytest.mark.parametrize("preset", ["smoke", "quick", "paper"])
-def test_dry_run_plans_the_jobs_the_kinds_count(tmp_path, preset):
+def test_dry_run_plans_the_jobs_the_kinds_count(preset):
     """Snakemake's DAG and the kinds' own accounting (pderepro.studies) agree."""
-    result = snakemake("-n", "--config", f"preset={preset}", cwd=copy_workflow(tmp_path))
+    result, _ = dry_runs.result(f"all_{preset}")
     assert result.returncode == 0, result.stderr
     assert planned_jobs(result.stdout + result.stderr) == dict(_plan(preset).job_counts())
 
@@ -37,13 +38,10 @@ def test_default_studies_are_every_study_file():
 
 
 @pytest.mark.parametrize("preset", ["smoke", "quick", "paper"])
-def test_turbulence_study_dry_run_plans_the_jobs_the_kind_counts(tmp_path, preset):
+def test_turbulence_study_dry_run_plans_the_jobs_the_kind_counts(preset):
     """les_turbulence alone: two cases (k_f = 4 and its beta plane), six
     closures, each fitted once and scored offline and online in both."""
-    result = snakemake(
-        "-n", "--config", f"preset={preset}", "studies=[les_turbulence]",
-        cwd=copy_workflow(tmp_path),
-    )  # fmt: skip
+    result, _ = dry_runs.result(f"turbulence_{preset}")
     assert result.returncode == 0, result.stderr
     counts = _plan(preset, ["les_turbulence"]).job_counts()
     assert planned_jobs(result.stdout + result.stderr) == dict(counts)
@@ -68,9 +66,9 @@ def test_paper_plan_has_the_papers_sizes():
     assert sum(counts.values()) == 1028  # with rules claims and all
 
 
-def test_claims_rule_is_planned_by_default(tmp_path):
+def test_claims_rule_is_planned_by_default():
     """`snakemake` with no arguments builds results/claims.csv from the claimed tables."""
-    result = snakemake("-n", "--config", "preset=smoke", cwd=copy_workflow(tmp_path))
+    result, _ = dry_runs.result("all_smoke")
     assert result.returncode == 0, result.stderr
     assert planned_jobs(result.stdout + result.stderr)["claims"] == 1
     plan = _plan("smoke")
@@ -88,43 +86,28 @@ def test_claims_rule_is_planned_by_default(tmp_path):
     }
 
 
-@pytest.mark.parametrize(
-    ("override", "key"),
-    [
-        ("preset=papr", "preset"),
-        ("studies=[fno_burger]", "studies"),
-        ("verification=maybe", "verification"),
-        ("epochs=3", "epochs"),
-    ],
-)
-def test_bad_config_fails_before_any_job_and_writes_nothing(tmp_path, override, key):
-    result = snakemake("--cores", "1", "--config", override, cwd=copy_workflow(tmp_path))
+@pytest.mark.parametrize("key", sorted(dry_runs.BAD_CONFIG))
+def test_bad_config_fails_before_any_job_and_writes_nothing(key):
+    result, workdir = dry_runs.result(f"bad_{key}")
     assert result.returncode != 0
     assert f"config key '{key}'" in result.stderr
-    assert not (tmp_path / "results").exists() and not (tmp_path / "data").exists()
+    assert not (workdir / "results").exists() and not (workdir / "data").exists()
 
 
-def test_a_malformed_study_file_not_enabled_fails_before_any_job(tmp_path):
-    """Every study file is checked at DAG build, enabled or not (issue 29): les_turbulence
-    is outside the default run."""
-    workdir = copy_workflow(tmp_path)
-    study = workdir / "config/studies/les_turbulence.yaml"
-    text = study.read_text()
-    assert "  time_step: 5.0e-4             # LES" in text
-    study.write_text(
-        text.replace("  time_step: 5.0e-4             # LES", "  time_step: -7  # LES")
-    )
-    result = snakemake("--cores", "1", cwd=workdir)
+def test_a_malformed_study_file_not_enabled_fails_before_any_job():
+    """Every study file is checked at DAG build, enabled or not (issue 29): the run enables
+    fno_burgers only, and les_turbulence's file holds the malformed value."""
+    result, workdir = dry_runs.result("malformed_les")
     assert result.returncode != 0
     assert (
         "config/studies/les_turbulence.yaml: config key "
         "'study.les_turbulence.coarse.time_step'" in result.stderr
     ), result.stderr
-    assert not (tmp_path / "results").exists() and not (tmp_path / "data").exists()
+    assert not (workdir / "results").exists() and not (workdir / "data").exists()
 
 
 def test_snakemake_lint_is_clean():
-    result = snakemake("--lint", "--config", "preset=smoke")
+    result, _ = dry_runs.result("lint")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Lints for" not in result.stdout + result.stderr
 
