@@ -82,21 +82,22 @@ def test_a_preset_may_set_sizes_only(tmp_path, section, sizes, key):
 
 
 @pytest.mark.parametrize(
-    ("preset", "problems", "seeds"),
+    ("preset", "problems", "seeds", "n_methods"),
     [
-        ("smoke", ["poisson", "rd_nu0005"], 1),
-        ("quick", ["poisson", "rd_nu0005", "rd_nu001"], 2),
-        ("paper", ["ns_forced", "poisson", "rd_nu0005", "rd_nu001", "rd_nu005", "rd_nu01"], 4),
+        ("smoke", ["poisson", "rd_nu0005"], 1, 5),
+        ("quick", ["poisson", "rd_nu0005", "rd_nu001"], 2, 5),
+        ("paper", ["ns_forced", "poisson", "rd_nu0005", "rd_nu001", "rd_nu005", "rd_nu01"], 4, 6),
     ],
 )
-def test_job_counts_are_problems_times_methods_times_seeds(preset, problems, seeds):
-    """Every problem runs every method, but the forced Navier-Stokes problem (paper only)
-    runs the three its ``methods`` names."""
+def test_job_counts_are_problems_times_methods_times_seeds(preset, problems, seeds, n_methods):
+    """Every problem runs every method the preset runs (pinn96 at paper only), but the forced
+    Navier-Stokes problem (paper only) runs the three its ``methods`` names."""
     config = resolve({**BASE, "preset": preset, "studies": [STUDY]})
     study = config["study"][STUDY]
     counts = make_plan(config).job_counts()
     assert list(active_problems(study)) == problems and study["seeds"] == seeds
-    methods = [3 if p == "ns_forced" else len(study["methods"]) for p in problems]
+    assert any(method == "pinn96" for _, method, _ in runs(study)) == (preset == "paper")
+    methods = [3 if p == "ns_forced" else n_methods for p in problems]
     assert counts["train_nsm"] == sum(methods) * seeds == len(runs(study))
     assert counts["nsm_data"] == len(problems)
     assert counts["nsm_tables"] == counts["plot_nsm"] == 1

@@ -85,10 +85,16 @@ def active_problems(study: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
     return {key: spec for key, spec in study["problems"].items() if spec.get("run", True)}
 
 
+def active_methods(study: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+    """The methods the preset runs (``run``, default true), in the study's order."""
+    return {key: spec for key, spec in study["methods"].items() if spec.get("run", True)}
+
+
 def problem_methods(study: Mapping[str, Any], problem: str) -> list[str]:
-    """The method keys ``problem`` runs (its ``methods``, default all), in the study's order."""
+    """The method keys ``problem`` runs (its ``methods``, default all; only those the preset
+    runs), in the study's order."""
     chosen = study["problems"][problem].get("methods")
-    return [m for m in study["methods"] if chosen is None or m in chosen]
+    return [m for m in active_methods(study) if chosen is None or m in chosen]
 
 
 def problem_network(study: Mapping[str, Any], problem: str) -> dict[str, Any]:
@@ -108,7 +114,7 @@ def runs(study: Mapping[str, Any]) -> list[tuple[str, str, int]]:
 
 def supervised_methods(study: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
     """The methods trained on solver pairs (their pairs are in the problem's data file)."""
-    return {k: m for k, m in study["methods"].items() if m["kind"] == "supervised"}
+    return {k: m for k, m in active_methods(study).items() if m["kind"] == "supervised"}
 
 
 def decay_factor(study: Mapping[str, Any], problem: str) -> float:
@@ -188,7 +194,7 @@ class NeuralSpectralKind(StudyKind):
             "solver_ladder": None,
             "run": None,
         },
-        "methods": {"n_train"},
+        "methods": {"n_train", "run"},
         "network": {"width", "modes"},
         "training": {"batch_size"},
         "seeds": None,
