@@ -6,7 +6,11 @@ import pytest
 import torch
 
 from pderepro.data.shallow_water_truth import coarse_problem, truth_run
-from pderepro.evaluation.shallow_water_scores import strongest_jump, trajectory_scores
+from pderepro.evaluation.shallow_water_scores import (
+    shock_distances,
+    shock_faces,
+    trajectory_scores,
+)
 from pderepro.models.flux_stencil import (
     StencilFluxNet,
     diffusive_flux,
@@ -178,5 +182,20 @@ def test_trajectory_scores_vanish_for_the_truth_and_skip_blown_up_runs():
     runs[1] += 0.001
     scored = trajectory_scores(runs, truth, gravity=1.0, dx=1 / 16, shock_jump=0.0)
     assert 0 < scored["h_error"] < 1
-    where, size = strongest_jump(np.array([[1.0, 1.0, 0.5, 0.9]]))  # periodic: face 0 is 0.1
-    assert where[0] == 2 and size[0] == 0.5
+
+
+def test_shock_distances_match_every_shock_of_the_truth():
+    truth = np.ones(32)
+    truth[5:12] = 1.3  # shocks at faces 5 (up) and 12 (down)
+    assert shock_faces(truth, 0.1).tolist() == [5, 12]
+    shifted = np.roll(truth, 2)  # both shocks two cells on
+    assert shock_distances(shifted, truth, 0.1).tolist() == [2.0, 2.0]
+    smeared = truth.copy()
+    smeared[4], smeared[12] = 1.15, 1.15  # each jump split over two faces: still found
+    assert shock_distances(smeared, truth, 0.1).max() <= 1.0
+    flat = np.ones(32)  # no shock in the run: half the grid per missed shock
+    assert shock_distances(flat, truth, 0.1).tolist() == [16.0, 16.0]
+    wrapped = np.ones(32)
+    wrapped[0:7] = 1.3  # shocks at faces 0 (across the periodic wrap) and 7
+    moved = np.roll(wrapped, -2)  # at faces 30 and 5: 2 cells each, not 30
+    assert shock_distances(moved, wrapped, 0.1).tolist() == [2.0, 2.0]

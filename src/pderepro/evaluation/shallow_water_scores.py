@@ -14,9 +14,10 @@ the same forcing, against the filtered reference run, record by record:
 * ``energy_bias``: the time-mean available energy ``sum (h u^2 + g (h - H)^2) / 2 dx``
   (``H``: the mean depth) over the truth's, minus 1: the long-run energy balance;
 * ``mass_drift``: the largest relative change of total mass over a run;
-* ``shock_position_error``: the periodic distance (coarse cells) between the strongest
-  depth jump of a run and of the truth, over records where the truth's exceeds
-  ``shock_jump`` (a shock on the coarse grid).
+* ``shock_position_error``: for every shock of the truth (a depth jump between coarse
+  cells above ``shock_jump``, larger than its neighbouring faces'), the periodic distance in
+  coarse cells to the run's nearest shock (a jump above half of it; half the grid where the
+  run has none), averaged over shocks, records and runs (:func:`shock_distances`).
 
 Every score but the blow-up count is over the runs that did not blow up.
 """
@@ -95,10 +96,30 @@ def available_energy(records: np.ndarray, gravity: float, dx: float) -> np.ndarr
     return 0.5 * (h * u * u + gravity * (h - depth) ** 2).sum(axis=-1) * dx
 
 
-def strongest_jump(h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Face index and size of the largest ``|h_J - h_{J-1}|`` (periodic) of ``(..., n)``."""
-    jumps = np.abs(h - np.roll(h, 1, axis=-1))
-    return jumps.argmax(axis=-1), jumps.max(axis=-1)
+def shock_faces(h: np.ndarray, threshold: float) -> np.ndarray:
+    """Faces of ``h`` ``(n,)`` where the depth jumps by more than ``threshold`` and by more
+    than at both neighbouring faces (one face per shock, periodic), ascending."""
+    jumps = np.abs(h - np.roll(h, 1))
+    peak = (jumps > np.roll(jumps, 1)) & (jumps >= np.roll(jumps, -1))
+    return np.flatnonzero(peak & (jumps > threshold))
+
+
+def shock_distances(run_h: np.ndarray, truth_h: np.ndarray, threshold: float) -> np.ndarray:
+    """For every shock of the truth's depth, the periodic distance (cells) to the nearest
+    shock of the run's, a shock there being a jump above half the threshold; half the grid
+    (the largest distance) where the run has none. ``(..., n)`` arrays; a flat vector out."""
+    n = truth_h.shape[-1]
+    out = []
+    for run, truth in zip(run_h.reshape(-1, n), truth_h.reshape(-1, n), strict=True):
+        ours, theirs = shock_faces(truth, threshold), shock_faces(run, threshold / 2)
+        if not len(ours):
+            continue
+        if not len(theirs):
+            out.extend([n / 2] * len(ours))
+            continue
+        gap = np.abs(ours[:, None] - theirs[None, :])
+        out.extend(np.minimum(gap, n - gap).min(axis=1).tolist())
+    return np.asarray(out, dtype=float)
 
 
 def trajectory_scores(
@@ -125,11 +146,7 @@ def trajectory_scores(
     errors = np.sqrt(((runs - truth) ** 2).mean(axis=(0, 1, 3)) / (anomaly**2).mean(axis=(0, 1, 3)))
     energy = available_energy(runs, gravity, dx).mean()
     mass = runs[:, :, 0].sum(axis=-1)  # (members, records)
-    where_run, _ = strongest_jump(runs[:, :, 0])
-    where_truth, size_truth = strongest_jump(truth[:, :, 0])
-    n = runs.shape[-1]
-    distance = np.abs(where_run - where_truth)
-    distance = np.minimum(distance, n - distance)[size_truth > shock_jump]
+    distance = shock_distances(runs[:, :, 0], truth[:, :, 0], shock_jump)
     return {
         "h_error": float(errors[0]),
         "hu_error": float(errors[1]),
