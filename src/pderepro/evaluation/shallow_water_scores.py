@@ -16,8 +16,9 @@ the same forcing, against the filtered reference run, record by record:
 * ``mass_drift``: the largest relative change of total mass over a run;
 * ``shock_position_error``: for every shock of the truth (a depth jump between coarse
   cells above ``shock_jump``, larger than its neighbouring faces'), the periodic distance in
-  coarse cells to the run's nearest shock (a jump above half of it; half the grid where the
-  run has none), averaged over shocks, records and runs (:func:`shock_distances`).
+  coarse cells to the run's nearest shock (a jump above half of it), averaged over the
+  shocks found, records and runs (:func:`shock_distances`); ``missed_shocks``: the fraction
+  of the truth's shocks with none in the run (smeared below half the threshold, or absent).
 
 Every score but the blow-up count is over the runs that did not blow up.
 """
@@ -106,8 +107,9 @@ def shock_faces(h: np.ndarray, threshold: float) -> np.ndarray:
 
 def shock_distances(run_h: np.ndarray, truth_h: np.ndarray, threshold: float) -> np.ndarray:
     """For every shock of the truth's depth, the periodic distance (cells) to the nearest
-    shock of the run's, a shock there being a jump above half the threshold; half the grid
-    (the largest distance) where the run has none. ``(..., n)`` arrays; a flat vector out."""
+    shock of the run's, a shock there being a jump above half the threshold; NaN where the
+    run has none (the shock is missed: smeared below it, or absent). ``(..., n)`` arrays; a
+    flat vector out."""
     n = truth_h.shape[-1]
     out = []
     for run, truth in zip(run_h.reshape(-1, n), truth_h.reshape(-1, n), strict=True):
@@ -115,7 +117,7 @@ def shock_distances(run_h: np.ndarray, truth_h: np.ndarray, threshold: float) ->
         if not len(ours):
             continue
         if not len(theirs):
-            out.extend([n / 2] * len(ours))
+            out.extend([np.nan] * len(ours))
             continue
         gap = np.abs(ours[:, None] - theirs[None, :])
         out.extend(np.minimum(gap, n - gap).min(axis=1).tolist())
@@ -138,7 +140,8 @@ def trajectory_scores(
         Depth jump (length units) beyond which the truth has a shock on the coarse grid.
     """
     kept = np.isfinite(runs).all(axis=(1, 2, 3))
-    nan_scores = ("h_error", "hu_error", "energy_bias", "mass_drift", "shock_position_error")
+    nan_scores = ("h_error", "hu_error", "energy_bias", "mass_drift", "shock_position_error",
+                  "missed_shocks")  # fmt: skip
     if not kept.any():
         return dict.fromkeys(nan_scores, float("nan"))
     runs, truth = runs[kept], truth[kept]
@@ -147,12 +150,14 @@ def trajectory_scores(
     energy = available_energy(runs, gravity, dx).mean()
     mass = runs[:, :, 0].sum(axis=-1)  # (members, records)
     distance = shock_distances(runs[:, :, 0], truth[:, :, 0], shock_jump)
+    found = np.isfinite(distance)
     return {
         "h_error": float(errors[0]),
         "hu_error": float(errors[1]),
         "energy_bias": float(energy / available_energy(truth, gravity, dx).mean() - 1.0),
         "mass_drift": float(np.abs(mass / mass[:, :1] - 1.0).max()),
-        "shock_position_error": float(distance.mean()) if distance.size else float("nan"),
+        "shock_position_error": float(np.nanmean(distance)) if found.any() else float("nan"),
+        "missed_shocks": float(np.isnan(distance).mean()) if distance.size else float("nan"),
     }
 
 

@@ -38,8 +38,8 @@ log = logging.getLogger(__name__)
 OFFLINE_COLUMNS = ["closure", "setup", "mass_flux_correlation", "momentum_flux_correlation",
                    "step_error_ratio", "seeds"]  # fmt: skip
 ONLINE_COLUMNS = ["closure", "setup", "h_error", "h_error_std", "hu_error", "energy_bias",
-                  "energy_bias_std", "shock_position_error", "mass_drift", "blowups",
-                  "seeds", "cost_ratio"]  # fmt: skip
+                  "energy_bias_std", "shock_position_error", "missed_shocks", "mass_drift",
+                  "blowups", "seeds", "cost_ratio"]  # fmt: skip
 
 
 def _climate(path: str) -> tuple[np.ndarray, np.ndarray, xr.Dataset]:
@@ -206,8 +206,9 @@ def run_closure_tables_shallow_water(
         "error over the truth's RMS departure from its mean (1 = as large as the signal); "
         "energy_bias: time-mean available energy over the truth's, minus 1; "
         "shock_position_error: coarse cells from each of the truth's shocks (depth jumps "
-        f"above {online_settings['shock_jump']:g}) to the run's nearest (half the grid where "
-        "it has none); mass_drift: largest relative "
+        f"above {online_settings['shock_jump']:g}) to the run's nearest (a jump above half "
+        "of it), over the shocks found; missed_shocks: the fraction with none (smeared "
+        "below half the threshold, or absent); mass_drift: largest relative "
         "change of total mass in a run; blowups: runs that turned non-finite, negative in "
         f"depth or beyond {online_settings['blowup_threshold']:g}. Every score but blowups "
         "is over the runs that did not blow up. A network fitted from several seeds (seeds) "
