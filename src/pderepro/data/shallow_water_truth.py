@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
+from pderepro.solvers.lorenz96 import whole_steps
 from pderepro.solvers.shallow_water import ShallowWaterProblem
 from pderepro.solvers.shallow_water_coarse import (
     advance_interval,
@@ -69,14 +70,6 @@ def coarse_factor(system: Mapping[str, Any]) -> int:
     return system["resolution"] // system["coarse_resolution"]
 
 
-def whole(value: float, step: float, what: str) -> int:
-    """``value / step`` as a whole number (ValueError naming ``what`` otherwise)."""
-    n = round(value / step)
-    if n < 0 or abs(n * step - value) > 1e-9 * max(1.0, abs(value)):
-        raise ValueError(f"{what} = {value:g} is not a whole number of steps of {step:g}")
-    return n
-
-
 def truth_run(
     system: Mapping[str, Any], amplitude: float, *, members: int, spinup_time: float,
     run_time: float, record_interval: float, seed: int, role: str,
@@ -108,9 +101,9 @@ def truth_run(
     """
     dt = system["time_step"]
     spinup_time = spinup_time if amplitude else 0.0
-    spin_steps = whole(spinup_time, dt, "truth.spinup_time")
-    every = whole(record_interval, dt, "the record interval")
-    n_records = whole(run_time, record_interval, "the run time") + 1
+    spin_steps = whole_steps(spinup_time, dt, what="truth.spinup_time") if spinup_time else 0
+    every = whole_steps(record_interval, dt, what="the record interval")
+    n_records = whole_steps(run_time, record_interval, what="the run time") + 1
     last = spin_steps + (n_records - 1) * every  # the kick index of the last record
     rng = np.random.default_rng(seed)
     fine, r = fine_problem(system), coarse_factor(system)

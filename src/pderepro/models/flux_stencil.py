@@ -25,6 +25,8 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
+from pderepro.solvers.shallow_water import velocity
+
 __all__ = ["StencilFluxNet", "diffusive_flux", "fit_diffusion", "stencil_features"]
 
 #: Cells of the stencil, relative to face ``J``'s right cell: ``J-2, J-1, J, J+1``.
@@ -93,7 +95,7 @@ class StencilFluxNet(nn.Module):
 def _wave_speed(state: np.ndarray, gravity: float, dry: float = 1e-8) -> np.ndarray:
     """``a_J = max(|u| + sqrt(g h))`` over the two cells of face ``J``, ``(S, n)``."""
     h, hu = state[:, 0], state[:, 1]
-    u = np.where(h > dry, hu / np.where(h > dry, h, 1.0), 0.0)
+    u = velocity(h, hu, dry)
     speed = np.abs(u) + np.sqrt(gravity * np.maximum(h, 0.0))
     return np.maximum(speed, np.roll(speed, 1, axis=-1))
 

@@ -97,9 +97,12 @@ def run_coarse_grain_shallow_water(
     )  # fmt: skip
 
 
-def _pairs(path: str, split: str) -> tuple[np.ndarray, np.ndarray]:
-    """``(N, 2, n)`` states and corrections of a split file, float64."""
-    ds = open_netcdf(path, required=("state", "correction"), expect_attrs={"split": split})
+def _open_pairs(path: str, split: str) -> xr.Dataset:
+    return open_netcdf(path, required=("state", "correction"), expect_attrs={"split": split})
+
+
+def _pairs(ds: xr.Dataset) -> tuple[np.ndarray, np.ndarray]:
+    """``(N, 2, n)`` states and corrections of a split's pairs, float64."""
     state, correction = (ds[v].to_numpy().astype(np.float64) for v in ("state", "correction"))
     return state.reshape(-1, *state.shape[2:]), correction.reshape(-1, *state.shape[2:])
 
@@ -152,7 +155,8 @@ def run_fit_closure_shallow_water(
     kind = spec["kind"]
     if kind not in FLUX_CLOSURE_KINDS:
         raise ValueError(f"closure {closure!r}: kind {kind!r} is not a shallow-water flux closure")
-    train_pairs, val_pairs = _pairs(train_path, "train"), _pairs(validation_path, "validation")
+    train_pairs = _pairs(_open_pairs(train_path, "train"))
+    val_pairs = _pairs(_open_pairs(validation_path, "validation"))
     meta: dict[str, Any] = {
         "closure": closure, "kind": kind, "label": spec.get("label", closure),
         "limited": bool(spec.get("limited", False)), "gravity": float(system["gravity"]),
@@ -186,9 +190,9 @@ def run_offline_shallow_water(
     closures, meta = load_flux_closures(checkpoint, expect={"closure": closure})
     rows, scatter = [], None
     for setup, path in tests.items():
-        ds = open_netcdf(path, required=("state", "correction"), expect_attrs={"split": "test"})
+        ds = _open_pairs(path, "test")
         params = json.loads(ds.attrs["params"])
-        states, corrections = _pairs(path, "test")
+        states, corrections = _pairs(ds)
         problem, dt = coarse_problem(params["system"]), float(ds.attrs["coarse_time_step"])
         per_seed = [offline_scores(fitted, meta["limited"], states, corrections, problem, dt)
                     for fitted in closures]  # fmt: skip

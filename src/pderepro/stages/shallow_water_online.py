@@ -21,7 +21,7 @@ import xarray as xr
 
 from pderepro.data.io import atomic_write, open_netcdf, write_netcdf
 from pderepro.data.provenance import provenance_attrs
-from pderepro.data.shallow_water_truth import coarse_problem, whole
+from pderepro.data.shallow_water_truth import coarse_problem
 from pderepro.evaluation.shallow_water_scores import (
     available_energy,
     error_series,
@@ -30,6 +30,7 @@ from pderepro.evaluation.shallow_water_scores import (
 )
 from pderepro.evaluation.tables import closure_table, write_table
 from pderepro.runtime import set_threads
+from pderepro.solvers.lorenz96 import whole_steps
 from pderepro.solvers.shallow_water_coarse import run_coarse_model
 from pderepro.solvers.shallow_water_forcing import forcing_cell_averages, kick
 
@@ -102,7 +103,8 @@ def run_online_shallow_water(
     for setup, path in climates.items():
         reference, _, ds = _climate(path)
         amplitude = float(ds.attrs["amplitude"])
-        every = whole(float(ds.attrs["save_interval"]), dt, "truth.climate_save_interval")
+        every = whole_steps(float(ds.attrs["save_interval"]), dt,
+                            what="truth.climate_save_interval")  # fmt: skip
         forcing = ds["forcing"].to_numpy()[ds["ensemble"].to_numpy() == 0]  # (member, kick, c)
 
         def kick_step(state, n, alive, forcing=forcing, amplitude=amplitude):
