@@ -158,23 +158,26 @@ def test_compare_with_a_margin_against_a_column_of_the_same_row():
 
 def test_compare_higher_is_better_mean_and_target():
     table = pd.DataFrame(
-        {"model": ["a", "a", "b", "b"], "value": [1, 2, 1, 2], "score": [0.9, 0.7, 0.5, 0.6]}
-    )
+        {"model": ["a", "a", "b", "b"], "value": [1, 2, 1, 2], "score": [0.9, 0.7, 0.5, 0.6],
+         "sd": [0.005] * 4}
+    )  # fmt: skip
     check = {
         "kind": "compare", "table": "t", "column": "score", "better": {"model": "a"},
-        "than": {"model": "b"}, "lower_is_better": False, "aggregate": "mean",
+        "than": {"model": "b"}, "lower_is_better": False, "aggregate": "mean", "spread": "sd",
     }  # fmt: skip
     assert check_table(table, check).verdict == REPRODUCED  # 0.8 > 0.55
-    assert check_table(table, {**check, "margin": 0.5}).verdict == NOT_REPRODUCED  # < 0.825
+    # [0.795, 0.805] against 1.5 x [0.545, 0.555]
+    assert check_table(table, {**check, "margin": 0.5}).verdict == NOT_REPRODUCED
     # without aggregate, each better row against each other row: 2 x 2 pairs
     no_mean = {k: v for k, v in check.items() if k != "aggregate"}
     outcome = check_table(table, no_mean)
     assert outcome.measured.count(" vs ") == 4 and outcome.verdict == REPRODUCED
     # tail ratio closer to 1: |1.1 - 1| against |0.4 - 1|
-    tails = pd.DataFrame({"closure": ["smarl", "none"], "tail_ratio": [1.1, 0.4]})
+    tails = pd.DataFrame({"closure": ["smarl", "none"], "tail_ratio": [1.1, 0.4], "sd": 0.01})
     closer = {
         "kind": "compare", "table": "online", "column": "tail_ratio", "target": 1.0,
         "better": {"closure": "smarl"}, "than": {"closure": "none"}, "lower_is_better": True,
+        "spread": "sd",
     }  # fmt: skip
     assert check_table(tails, closer).verdict == REPRODUCED
     tails["tail_ratio"] = [0.2, 1.05]
@@ -200,10 +203,12 @@ def test_a_noise_floor_widens_points_per_group():
         ("smarl", "kf4"): 0.172, ("smagorinsky", "kf4"): 0.194, ("truth", "kf4"): 0.142,
         ("smarl", "beta20"): 0.172, ("smagorinsky", "beta20"): 0.194, ("truth", "beta20"): 0.005,
     })  # fmt: skip
-    as_points = {**FLOORED, "noise_floor": None}
-    assert check_table(table, as_points).verdict == REPRODUCED
+    as_points = {**FLOORED, "noise_floor": None}  # two points: their noise is unknown
+    outcome = check_table(table, as_points)
+    assert outcome.verdict == INCONCLUSIVE and "within noise" in outcome.reason
     outcome = check_table(table, FLOORED)
-    assert outcome.verdict == INCONCLUSIVE and outcome.reason == "case=kf4: inconclusive"
+    assert outcome.verdict == INCONCLUSIVE
+    assert outcome.reason == "case=kf4: within noise: smarl vs smagorinsky"
     assert "case=kf4: smarl 0.172 ± floor 0.142 vs smagorinsky 0.194 ± floor 0.142" in (
         outcome.measured
     )
@@ -214,8 +219,7 @@ def test_a_noise_floor_widens_points_per_group():
     table.loc[table["closure"] == "smarl", "error"] = 0.95
     assert check_table(table, FLOORED).verdict == NOT_REPRODUCED
     assert expected_text(FLOORED) == (
-        "error of closure=smarl < closure=smagorinsky, points ± noise floor of closure=truth, "
-        "each case"
+        "error of closure=smarl < closure=smagorinsky, ± noise floor of closure=truth, each case"
     )
 
 
@@ -289,7 +293,8 @@ def test_ratio_of_two_columns_of_one_row():
 
 
 def test_a_claim_is_not_run_outside_its_presets_or_study_or_without_its_table():
-    claim = {"id": "fno_low", "claim": "FNO is accurate.", "source": "paper", "check": THRESHOLD}
+    claim = {"id": "fno_low", "kind": "paper", "claim": "FNO is accurate.", "source": "paper",
+             "check": THRESHOLD}  # fmt: skip
     table = _errors({("FNO", 64): (0.02, 0.01, 0.03)})
     row = evaluate_claim(claim, table, study="s", preset="quick")
     assert (
@@ -308,7 +313,8 @@ def test_a_claim_is_not_run_outside_its_presets_or_study_or_without_its_table():
 
 
 def test_evaluate_claims_lists_every_claim_of_every_study():
-    claim = {"id": "fno_low", "claim": "FNO is accurate.", "source": "paper", "check": THRESHOLD}
+    claim = {"id": "fno_low", "kind": "paper", "claim": "FNO is accurate.", "source": "paper",
+             "check": THRESHOLD}  # fmt: skip
     tables = {"results/a/tables/t.csv": _errors({("FNO", 64): (0.02, 0.01, 0.03)})}
     studies = {
         "a": {"enabled": True, "claims": [claim], "tables": {"t": "results/a/tables/t.csv"}},
@@ -318,7 +324,7 @@ def test_evaluate_claims_lists_every_claim_of_every_study():
     assert list(frame.columns) == CLAIMS_COLUMNS
     assert list(frame["verdict"]) == [REPRODUCED, NOT_RUN]
     text = claims_markdown(frame, preset="quick")
-    assert "2 claims: 1 reproduced, 1 not run." in text and "| fno_low" in text
+    assert "2 claims: paper claims: 1 reproduced, 1 not run." in text and "| fno_low" in text
 
 
 # --- the study files: every shipped claim is planned; malformed claims are refused ---
@@ -356,7 +362,12 @@ def _with_claim(edit):
         (lambda c: c.update(presets=["fast"]), "claims.0.presets"),
         (lambda c: c["check"].update(spread="std"), "claims.0.check.spread"),
         (lambda c: c["check"].update(than_column="x"), "claims.0.check.than"),
-        (lambda c: c["check"].update(noise_floor={"model": "x"}), "claims.0.check.noise_floor"),
+        (lambda c: c.pop("kind"), "claims.0"),
+        (lambda c: c.update(kind="paper_claim"), "claims.0.kind"),
+        (lambda c: c["check"].pop("reference"), "claims.0.check"),
+        (lambda c: c["check"].update(reference="none"), "claims.0.check.reference"),
+        (lambda c: c["check"].update(margin=0.2), "claims.0.threshold_source"),
+        (lambda c: c.update(threshold_source="from the last run"), "claims.0.threshold_source"),
         (
             lambda c: c["check"].update(target=1.0, lower_is_better=False),
             "claims.0.check.lower_is_better",

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from pderepro.evaluation.claims import CLAIMS_COLUMNS
+from pderepro.evaluation.claims import CLAIMS_COLUMNS, verdict_text
 
 #: Labelled columns of the claims table for people, from the CSV's columns.
 PEOPLE_COLUMNS: Mapping[str, str] = {
@@ -23,6 +23,8 @@ PEOPLE_COLUMNS: Mapping[str, str] = {
     "verdict": "Verdict",
     "measured": "Measured [interval]",
     "expected": "Expected",
+    "kind": "Kind",
+    "budget": "Budget (ours vs paper)",
     "source": "Source",
     "reason": "Why",
 }
@@ -51,9 +53,18 @@ def claims_for_people(frame: pd.DataFrame, *, with_study: bool = True) -> pd.Dat
     -------
     pandas.DataFrame
         :data:`PEOPLE_COLUMNS` (less ``Study`` without ``with_study``); the claim reads
-        ``<claim id>: <claim>``.
+        ``<claim id>: <claim>``, the verdict says when it was judged below the paper's
+        budget (``reproduced at quick budget``).
     """
-    shown = frame.assign(claim=frame["claim_id"] + ": " + frame["claim"])
+    shown = frame.assign(
+        claim=frame["claim_id"] + ": " + frame["claim"],
+        verdict=[
+            verdict_text(v, level, preset)
+            for v, level, preset in zip(
+                frame["verdict"], frame["budget_level"], frame["preset"], strict=True
+            )
+        ],
+    )
     columns = [c for c in PEOPLE_COLUMNS if with_study or c != "study"]
     return shown[columns].rename(columns=PEOPLE_COLUMNS).reset_index(drop=True)
 

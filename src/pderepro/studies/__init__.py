@@ -41,7 +41,13 @@ from pderepro.studies import (
     resolution,
 )
 from pderepro.studies.base import StudyKind
-from pderepro.studies.claims import CLAIMS_TARGETS, active, check_claims, claims_studies
+from pderepro.studies.claims import (
+    CLAIMS_TARGETS,
+    active,
+    check_budget,
+    check_claims,
+    claims_studies,
+)
 from pderepro.studies.schema import as_written, build_schema
 
 #: Every study kind, by the ``kind`` value of a study file.
@@ -168,6 +174,7 @@ def _study_file_errors(
                 KINDS[kind].check(where, study_at)
                 tables = KINDS[kind].claim_tables(name, study_at)
                 check_claims(where, study_at.get("claims", []), tables, presets)
+                check_budget(where, study_at.get("budget", {}), presets)
             except ConfigError as err:
                 lines = [str(err)]
         for line in lines:
@@ -256,6 +263,7 @@ def resolve_config(
     top["study"] = {name: merged[name][top["preset"]] for name in top["studies"]}
     # every study's claims, enabled or not: the claims table lists them all
     top["claims"] = {name: merged[name][top["preset"]].get("claims", []) for name in studies}
+    top["budgets"] = {name: merged[name][top["preset"]].get("budget", {}) for name in studies}
     return canonical(top)
 
 
@@ -342,7 +350,7 @@ class Plan:
         """Per study file: its claims, whether it is enabled and the tables its claims
         read, for rule ``claims`` (:func:`~pderepro.studies.claims.claims_studies`)."""
         tables = {n: self.kind(n).claim_tables(n, s) for n, s in self.studies.items()}
-        return claims_studies(self.config.get("claims", {}), tables)
+        return claims_studies(self.config.get("claims", {}), tables, self.config.get("budgets", {}))
 
     def claims_inputs(self) -> list[str]:
         """The tables read by the enabled studies' claims active at the preset."""

@@ -41,9 +41,10 @@ def check_claims(
     ------
     ConfigError
         On a repeated id, an unknown table or preset, both an interval and a spread, a
-        noise floor beside an interval or spread, a comparison with both or neither of
-        ``than`` and ``than_column``, a distance to a target that is not lower-is-better,
-        or an interval given for several columns, naming the key.
+        comparison with both or neither of ``than`` and ``than_column``, a distance to a
+        target that is not lower-is-better, an interval given for several columns, or a
+        number (threshold, factor, margin) whose ``threshold_source`` is not given,
+        naming the key.
     """
     seen: set[str] = set()
     for i, claim in enumerate(claims):
@@ -66,16 +67,23 @@ def check_claims(
                 raise ConfigError(
                     f"config key '{here}.check.{spread}': give {interval} or {spread}, not both"
                 )
-        widths = [k for k in ("interval", "spread", "than_interval", "than_spread") if k in check]
-        if "noise_floor" in check and widths:
+        number = next(
+            (k for k in ("threshold", "factor", "margin") if check.get(k)), None
+        )  # a margin of 0 asks for nothing
+        if number and "threshold_source" not in claim:
             raise ConfigError(
-                f"config key '{here}.check.noise_floor': a noise floor widens points; give it "
-                f"or {widths[0]}, not both"
+                f"config key '{here}.threshold_source': the check's {number} needs its source "
+                "('paper: <table or figure>' or 'ours: <why>')"
             )
         if check["kind"] == "compare" and ("than" in check) == ("than_column" in check):
             raise ConfigError(
                 f"config key '{here}.check.than': give than (other rows) or than_column (a "
                 "column of the same row), not both or neither"
+            )
+        if check.get("reference") == "none" and not (check.get("timing") or "than_column" in check):
+            raise ConfigError(
+                f"config key '{here}.check.reference': 'none' only for a timing or a column "
+                "of the same row; an accuracy comparison names its no-learning rows (or than)"
             )
         if "target" in check and not check["lower_is_better"]:
             raise ConfigError(
@@ -93,12 +101,29 @@ def active(claim: Mapping[str, Any], preset: str) -> bool:
     return preset in claim.get("presets", [preset])
 
 
+def check_budget(where: str, budget: Mapping[str, Any], presets: Collection[str]) -> None:
+    """A study's ``budget`` names only presets that exist.
+
+    Raises
+    ------
+    ConfigError
+        On an unknown preset, naming the key.
+    """
+    unknown = sorted(set(budget.get("presets", {})) - set(presets))
+    if unknown:
+        raise ConfigError(
+            f"config key '{where}.budget.presets.{unknown[0]}': no preset {unknown[0]!r} "
+            f"({sorted(presets)})"
+        )
+
+
 def claims_studies(
     claims: Mapping[str, Sequence[Mapping[str, Any]]],
     enabled: Mapping[str, Mapping[str, str]],
+    budgets: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> dict[str, dict[str, Any]]:
-    """What rule ``claims`` receives, per study: its claims, whether it is enabled and
-    the tables its claims read (enabled studies first, in their order).
+    """What rule ``claims`` receives, per study: its claims, whether it is enabled, its
+    budget and the tables its claims read (enabled studies first, in their order).
 
     Parameters
     ----------
@@ -106,12 +131,15 @@ def claims_studies(
         ``{study: claims}`` of every study file, enabled or not.
     enabled : mapping
         ``{study: {table: csv path}}`` of the enabled studies.
+    budgets : mapping, optional
+        ``{study: budget}`` (the study file's ``budget``).
     """
     order = [*enabled, *sorted(set(claims) - set(enabled))]
     return {
         name: {
             "enabled": name in enabled,
             "claims": list(claims.get(name, [])),
+            "budget": dict((budgets or {}).get(name) or {}),
             "tables": {
                 c["check"]["table"]: enabled[name][c["check"]["table"]]
                 for c in claims.get(name, [])
