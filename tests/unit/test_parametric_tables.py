@@ -87,7 +87,13 @@ def test_cape_gains_average_values_per_seed_then_compare():
     metrics = pd.concat(frames, ignore_index=True)
     labels = {"fno": "FNO", "fno_cape": "FNO+CAPE"}
     table = cape_gains_table(metrics, pairs={"fno_cape": "fno"}, labels=labels)
-    assert list(table.columns) == CAPE_GAINS_COLUMNS and list(table["split"]) == ["seen", "unseen"]
+    assert list(table.columns) == CAPE_GAINS_COLUMNS
+    # each split: the pair, then persistence, the no-learning row a base model must beat
+    assert list(table["model"]) == ["FNO+CAPE", "persistence"] * 2
+    held = table[table["model"] == "persistence"]
+    assert held["baseline_nrmse"].isna().all() and (held["nrmse"] > 0).all()
+    table = table[table["model"] != "persistence"].reset_index(drop=True)
+    assert list(table["split"]) == ["seen", "unseen"]
     unseen = table.iloc[1]
     # seed 0: CAPE (0.15 + 0.1) / 2, FNO (0.15 + 0.8) / 2
     # seed 1: CAPE (0.45 + 0.1) / 2, FNO (0.45 + 0.8) / 2

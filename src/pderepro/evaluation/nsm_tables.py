@@ -27,8 +27,9 @@ NSM_RUN_COLUMNS = [
 ERRORS_COLUMNS = [
     "problem", "method", "label", "rel_l2_pct_mean", "rel_l2_pct_std", "published",
     "published_iterations", "iterations", "n_seeds", "rel_l2_pct_min", "rel_l2_pct_max",
-    "rel_l2_pct_seeds", "s_per_iteration", "train_s", "inference_s_per_instance",
-    "method_kind", "peak_memory_mb", "over_limit_seeds", "projected_s", "published_verified",
+    "rel_l2_pct_seeds", "s_per_iteration", "s_per_iteration_std", "train_s",
+    "inference_s_per_instance", "method_kind", "peak_memory_mb", "over_limit_seeds",
+    "projected_s", "published_verified",
 ]  # fmt: skip
 #: Columns of results/<study>/tables/speed.csv.
 SPEED_COLUMNS = [
@@ -103,6 +104,9 @@ def errors_table(
                 "rel_l2_pct_seeds": ", ".join(f"{e:.3g}" for e in errors),
                 "iterations": spec["iterations"],
                 "s_per_iteration": group["s_per_iteration"].mean(),
+                "s_per_iteration_std": (
+                    group["s_per_iteration"].std(ddof=1) if len(group) > 1 else np.nan
+                ),
                 "train_s": group["train_s"].mean(),
                 "inference_s_per_instance": trained["inference_s_per_instance"].mean(),
                 "peak_memory_mb": group["peak_memory_mb"].mean(),
@@ -118,7 +122,7 @@ def errors_table(
         rows.append({
             "problem": problem, "method": NO_LEARNING, "label": label, "n_seeds": 0,
             "rel_l2_pct_mean": error, "rel_l2_pct_min": error, "rel_l2_pct_max": error,
-            "iterations": 0,
+            "iterations": 0, "over_limit_seeds": 0, "method_kind": NO_LEARNING,
         })  # fmt: skip
     table = pd.DataFrame(rows, columns=ERRORS_COLUMNS)
     for column in ("published_iterations", "iterations", "n_seeds", "over_limit_seeds"):

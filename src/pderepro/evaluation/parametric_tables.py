@@ -176,6 +176,7 @@ def cape_gains_table(
         :data:`CAPE_GAINS_COLUMNS`: ``nrmse`` is the mean over the split's values of each
         value's mean over test trajectories, averaged over seeds (``seed_std`` its spread
         over seeds); ``change`` is ``nrmse / baseline_nrmse - 1`` (-0.2: 20% lower).
+        Each (pde, split) ends with the persistence row (no learning, no baseline).
     """
     rows = []
     for (pde, split), group in metrics.groupby(["pde", "split"], sort=True):
@@ -195,6 +196,16 @@ def cape_gains_table(
                     "baseline": labels[baseline], "n_values": len(ours[2]), "nrmse": ours[0],
                     "baseline_nrmse": theirs[0], "change": ours[0] / theirs[0] - 1.0,
                     "seed_std": ours[1], "baseline_seed_std": theirs[1], "n_seeds": ours[3],
+                }
+            )  # fmt: skip
+        held = group[group["model"] == REFERENCE]
+        if len(held):  # the no-learning row a base model must beat for a gain to count
+            nrmse, std, values, n_seeds = _split_means(held)
+            rows.append(
+                {
+                    "pde": pde, "split": split, "model": labels.get(REFERENCE, REFERENCE),
+                    "baseline": "", "n_values": len(values), "nrmse": nrmse,
+                    "seed_std": std, "n_seeds": n_seeds,
                 }
             )  # fmt: skip
     return pd.DataFrame(rows, columns=CAPE_GAINS_COLUMNS)

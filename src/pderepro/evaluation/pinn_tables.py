@@ -11,7 +11,7 @@ function).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -30,9 +30,9 @@ ERRORS_COLUMNS = [
     "rel_l2_max", "rel_l2_seeds", "quantity_mean", "quantity_std", "quantity_seeds",
     "quantity_reference", "quantity_rel_error", "quantity_rel_error_max", "residual_loss",
     "validation_residual", "adam_iterations",
-    "lbfgs_iterations", "s_per_iteration", "lbfgs_s_per_iteration", "train_s", "run_s",
-    "peak_memory_mb", "over_limit_seeds", "projected_s", "published", "published_best",
-    "published_iterations", "published_verified",
+    "lbfgs_iterations", "s_per_iteration", "s_per_iteration_std", "lbfgs_s_per_iteration",
+    "train_s", "run_s", "peak_memory_mb", "over_limit_seeds", "projected_s", "published",
+    "published_best", "published_iterations", "published_verified",
 ]  # fmt: skip
 
 
@@ -108,6 +108,9 @@ def errors_table(
                 "adam_iterations": int(group["adam_iterations"].iloc[0]),
                 "lbfgs_iterations": int(group["lbfgs_iterations"].iloc[0]),
                 "s_per_iteration": group["s_per_iteration"].mean(),
+                "s_per_iteration_std": (
+                    group["s_per_iteration"].std(ddof=1) if len(group) > 1 else np.nan
+                ),
                 "lbfgs_s_per_iteration": group["lbfgs_s_per_iteration"].mean(),
                 "train_s": group["train_s"].mean(),
                 "run_s": _run_seconds(group).mean(),
@@ -163,8 +166,9 @@ def errors_table(
         "points, validation_residual: the mean squared residual at fresh points never trained "
         "on (what budgets are chosen on; far above residual_loss, the network fits its points "
         "and nothing between them), both means over seeds; s_per_iteration: the Adam phase, "
-        "logging excluded (lbfgs_s_per_iteration: the L-BFGS phase's, line searches "
-        "included); peak_memory_mb: what training added to the process's peak resident set "
+        "logging excluded, mean and std over seeds (lbfgs_s_per_iteration: the L-BFGS "
+        "phase's, line searches included); peak_memory_mb: what training added to the "
+        "process's peak resident set "
         "(CPU) or torch's peak allocation (GPU), mean over seeds; over_limit_seeds: seeds "
         "stopped after a few timed iterations because the whole run would exceed the "
         "preset's time limit (projected_s; infinite: out of GPU memory; their error is empty: "
@@ -189,8 +193,8 @@ def errors_table(
 #: Columns of results/<study>/tables/scaling.csv.
 SCALING_COLUMNS = [
     "family", "method", "label", "parameter", "values", "s_per_iteration", "time_slope",
-    "time_slope_largest", "peak_memory_mb", "memory_slope", "rel_l2", "largest_trained",
-    "first_over_limit",
+    "time_slope_largest", "time_slope_largest_low", "time_slope_largest_high", "n_seeds",
+    "peak_memory_mb", "memory_slope", "rel_l2", "largest_trained", "first_over_limit",
 ]  # fmt: skip
 
 
@@ -200,6 +204,17 @@ def _slope(x: np.ndarray, y: np.ndarray) -> float:
     if keep.sum() < 2:
         return float("nan")
     return float(np.polyfit(np.log(x[keep]), np.log(y[keep]), 1)[0])
+
+
+def _seed_slopes(runs: pd.DataFrame, keys: Sequence[str], values: np.ndarray) -> np.ndarray:
+    """Each seed's log-log slope of s_per_iteration between the two largest ``values``
+    (problems ``keys``), seeds matched: the repeats a timing claim's interval comes from."""
+    largest = runs[runs["problem"].isin(keys[-2:])]
+    seconds = largest.pivot_table(index="seed", columns="problem", values="s_per_iteration")
+    seconds = seconds.reindex(columns=list(keys[-2:])).dropna()
+    return np.array(
+        [_slope(values[-2:], row.to_numpy(dtype=float)) for _, row in seconds.iterrows()]
+    )
 
 
 def scaling_table(
@@ -239,6 +254,9 @@ def scaling_table(
                                   stopped))  # fmt: skip
             values = np.array([v[0] for v in per_value], dtype=float)
             seconds = np.array([v[1] for v in per_value], dtype=float)
+            mine = runs[runs["method"] == method]
+            seed_slopes = _seed_slopes(mine, [key for _, key in members], values)
+            seed_slopes = seed_slopes[np.isfinite(seed_slopes)]
             memory = np.array([v[2] for v in per_value], dtype=float)
             trained = [v[0] for v in per_value if not v[4]]
             over = [v[0] for v in per_value if v[4]]
@@ -248,6 +266,9 @@ def scaling_table(
                 "s_per_iteration": ", ".join(f"{v:.3g}" for v in seconds),
                 "time_slope": _slope(values, seconds),
                 "time_slope_largest": _slope(values[-2:], seconds[-2:]),
+                "time_slope_largest_low": seed_slopes.min() if len(seed_slopes) else np.nan,
+                "time_slope_largest_high": seed_slopes.max() if len(seed_slopes) else np.nan,
+                "n_seeds": len(seed_slopes),
                 "peak_memory_mb": ", ".join(f"{v:.0f}" for v in memory),
                 "memory_slope": _slope(values, memory),
                 "rel_l2": ", ".join(f"{v[3]:.3g}" for v in per_value),
@@ -260,7 +281,9 @@ def scaling_table(
         "of values; for runs stopped at the time limit, their timed iterations') and its "
         f"least-squares slope in log-log (time_slope: 1 is linear in the {parameter}; "
         "time_slope_largest: between the two largest values, where fixed per-step costs "
-        "weigh least); "
+        "weigh least, of the seeds' mean times; time_slope_largest_low/high: the smallest and "
+        "largest of each seed's own slope there, n_seeds of them: the repeats that say how "
+        "far machine noise moves it); "
         "peak_memory_mb (what training added to the peak resident set on the CPU, torch's "
         "peak allocation on a GPU) and its slope (memory_slope; a CPU's resident set moves "
         "in pages and arenas, so small values are coarse); rel_l2 on the fixed test points "

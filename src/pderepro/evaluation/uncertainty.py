@@ -53,3 +53,35 @@ def bootstrap_interval(per_sample: np.ndarray) -> tuple[float, float]:
         random_state=np.random.default_rng(BOOTSTRAP_SEED),
     )
     return float(result.confidence_interval.low), float(result.confidence_interval.high)
+
+
+def paired_ratio_interval(numerator: np.ndarray, denominator: np.ndarray) -> tuple[float, float]:
+    """Percentile bootstrap interval of ``mean(numerator) / mean(denominator)`` with the
+    test samples resampled in pairs (both errors of one sample move together).
+
+    Parameters
+    ----------
+    numerator, denominator : numpy.ndarray
+        ``(n_samples,)`` per-sample errors of the same test samples, dimensionless.
+
+    Returns
+    -------
+    tuple of float
+        ``(low, high)`` at :data:`CONFIDENCE_LEVEL`; NaN with fewer than two samples.
+    """
+    top, bottom = np.asarray(numerator, np.float64), np.asarray(denominator, np.float64)
+    if top.shape != bottom.shape or top.ndim != 1:
+        raise ValueError(f"paired samples need equal 1-D shapes, got {top.shape}, {bottom.shape}")
+    if len(top) < 2:
+        return float("nan"), float("nan")
+    result = scipy.stats.bootstrap(
+        (top, bottom),
+        lambda a, b, axis=-1: np.mean(a, axis=axis) / np.mean(b, axis=axis),
+        paired=True,
+        vectorized=True,
+        confidence_level=CONFIDENCE_LEVEL,
+        n_resamples=N_RESAMPLES,
+        method="percentile",
+        random_state=np.random.default_rng(BOOTSTRAP_SEED),
+    )
+    return float(result.confidence_interval.low), float(result.confidence_interval.high)

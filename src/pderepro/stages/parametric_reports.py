@@ -65,7 +65,8 @@ def run_parametric_tables(
         outputs["cape_gains_csv"], outputs["cape_gains_md"],
         caption="Each CAPE model against its base model: nRMSE (as "
         f"{NRMSE_SOURCE}) averaged over the split's values (each value's mean over test "
-        "trajectories; seed_std: spread over seeds); change = nrmse / baseline_nrmse - 1.",
+        "trajectories; seed_std: spread over seeds); change = nrmse / baseline_nrmse - 1; "
+        "persistence of the last true frame is the no-learning row a base model must beat.",
     )  # fmt: skip
     table = (
         pdebench_table(

@@ -239,7 +239,7 @@ def run_pinn_tables(
         key = Path(path).stem
         pde = build_problem(problems[key]["problem"], dict(problems[key]["parameters"]))
         ref = read_reference(path, pde)
-        label, field_ = pde.no_learning(ref.axes, ref.u)
+        label, field_ = pde.no_learning(ref.axes, ref.u, points=ref.coordinates)
         no_learning[key] = (label, pde.error(field_, ref.u), ref.quantity)
     table, caption = errors_table(runs, no_learning, problems=problems, methods=methods,
                                   published=published, preset=preset)  # fmt: skip

@@ -158,10 +158,14 @@ class Problem(ABC):
         return prediction
 
     def no_learning(
-        self, axes: tuple[np.ndarray, ...], reference: np.ndarray
+        self,
+        axes: tuple[np.ndarray, ...],
+        reference: np.ndarray,
+        points: np.ndarray | None = None,
     ) -> tuple[str, np.ndarray]:
-        """The no-learning reference row: a label and its field on the reference grid.
-        Evolution problems hold the initial condition; steady ones predict zero."""
+        """The no-learning reference row: a label and its field on the reference grid
+        (or at the scattered reference ``points (n, dim)``, axes then empty). Evolution
+        problems hold the initial condition; steady ones predict zero."""
         if self.domain.evolution:
             return "initial condition held (no learning)", np.broadcast_to(
                 reference[:1], reference.shape

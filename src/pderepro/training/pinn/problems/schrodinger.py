@@ -92,7 +92,10 @@ class SchrodingerGround(Problem):
         return float(best / np.linalg.norm(reference))
 
     def no_learning(
-        self, axes: tuple[np.ndarray, ...], reference: np.ndarray
+        self,
+        axes: tuple[np.ndarray, ...],
+        reference: np.ndarray,
+        points: np.ndarray | None = None,
     ) -> tuple[str, np.ndarray]:
         """The trial function's envelope ``(x - lo)(hi - x)``, normalised: what the hard
         constraint alone gives."""
