@@ -1,10 +1,11 @@
 """The README's claims block: it equals the block rendered from the committed snapshot,
-and the snapshot keeps each study's rows from the run that built it."""
+the snapshot comes from one run at one commit, and the study files' claims are still
+those that run checked."""
 
 import pandas as pd
 import pytest
 
-from pderepro.evaluation.claims import CLAIMS_COLUMNS
+from pderepro.evaluation.claims import CLAIMS_COLUMNS, claims_digest
 from pderepro.evaluation.claims_snapshot import (
     BEGIN,
     END,
@@ -14,85 +15,94 @@ from pderepro.evaluation.claims_snapshot import (
     readme_block,
     render_block,
 )
+from pderepro.studies import repository_plan
 from tests.unit.test_config import ROOT
+
+SNAPSHOT = ROOT / "docs" / "claims_snapshot.csv"
 
 
 def test_readme_block_is_rendered_from_the_snapshot():
-    snapshot = read_snapshot(ROOT / "docs" / "claims_snapshot.csv")
+    snapshot = read_snapshot(SNAPSHOT)
     assert list(snapshot.columns) == SNAPSHOT_COLUMNS
     readme = (ROOT / "README.md").read_text()
     assert readme_block(readme) == render_block(snapshot), (
         "README's claims block and docs/claims_snapshot.csv disagree: rerun "
-        "`python -m pderepro.evaluation.claims_snapshot` on the runs' results/claims.csv"
+        "`python -m pderepro.evaluation.claims_snapshot results/claims.csv`"
     )
+
+
+def test_the_snapshot_comes_from_one_run_at_one_commit():
+    snapshot = read_snapshot(SNAPSHOT)
+    assert not snapshot.empty, "no run recorded in docs/claims_snapshot.csv"
+    assert snapshot["git_commit"].nunique() == 1 and snapshot["preset"].nunique() == 1
+
+
+def test_the_study_files_claims_are_those_the_snapshot_checked():
+    snapshot = read_snapshot(SNAPSHOT)
+    plan = repository_plan(ROOT, snapshot["preset"].iloc[0])
+    studies = plan.claims_studies()
+    assert set(snapshot["study"]) == set(studies), "studies added or removed since the snapshot"
+    for study, rows in snapshot.groupby("study"):
+        now = claims_digest(studies[study]["claims"], studies[study]["budget"])
+        assert set(rows["claims_digest"]) == {now}, (
+            f"{study}: its claims or budget changed after the snapshot's run (commit "
+            f"{rows['git_commit'].iloc[0][:10]}): rerun the study and regenerate "
+            "docs/claims_snapshot.csv from that run"
+        )
 
 
 def test_empty_snapshot_says_no_run_is_recorded():
     block = render_block(pd.DataFrame(columns=SNAPSHOT_COLUMNS))
     assert block.startswith(BEGIN) and block.endswith(END)
-    assert "No quick run has been recorded yet." in block
+    assert "No run has been recorded yet." in block
 
 
-def _run(root, name, enabled, *, date, commit):
-    """A finished run's ``results/claims.csv`` and ``summary.md`` under ``root/name``:
-    studies ``a`` and ``b``, one claim each, the studies in ``enabled`` measured."""
-    rows = []
-    for study in ("a", "b"):
-        on = study in enabled
-        rows.append(
-            {"study": study, "claim_id": f"{study}1", "claim": f"{study} | wins", "source": "T1",
-             "preset": "quick", "expected": "t: x below 1",
-             "measured": f"{name} 0.5" if on else "",
-             "verdict": "reproduced" if on else "not run",
-             "reason": "" if on else "study not enabled"}
-        )  # fmt: skip
-    results = root / name / "results"
-    results.mkdir(parents=True)
-    pd.DataFrame(rows, columns=CLAIMS_COLUMNS).to_csv(results / "claims.csv", index=False)
-    (results / "summary.md").write_text(
+def _run(root, *, date, commit):
+    """A finished run's ``results/claims.csv`` and ``summary.md`` under ``root``: study
+    ``a`` measured (a paper claim at reduced budget, a sanity check), ``b`` not enabled."""
+    base = {
+        "source": "T1",
+        "preset": "quick",
+        "expected": "t: x below 1",
+        "margin": 0.0,
+        "claims_digest": "d",
+        "budget": "N 32 vs N 1000",
+        "budget_level": "reduced",
+    }
+    rows = [
+        {**base, "study": "a", "claim_id": "a1", "kind": "paper", "claim": "a | wins",
+         "measured": "0.5", "verdict": "reproduced", "reason": ""},
+        {**base, "study": "a", "claim_id": "a2", "kind": "sanity", "claim": "a holds",
+         "measured": "0", "verdict": "reproduced", "reason": ""},
+        {**base, "study": "b", "claim_id": "b1", "kind": "paper", "claim": "b wins",
+         "measured": "", "verdict": "not run", "reason": "study not enabled"},
+    ]  # fmt: skip
+    root.mkdir(parents=True)
+    pd.DataFrame(rows, columns=CLAIMS_COLUMNS).to_csv(root / "claims.csv", index=False)
+    (root / "summary.md").write_text(
         f"# pderepro results summary\n\n- preset: `quick`\n- git commit: `{commit}`\n"
         f"- written: {date} 10:00 UTC\n"
     )
-    return results / "claims.csv"
+    return root / "claims.csv"
 
 
-def test_snapshot_keeps_each_study_from_the_run_that_built_it(tmp_path):
-    first = _run(tmp_path, "r1", {"a"}, date="2026-01-01", commit="1" * 40)
-    second = _run(tmp_path, "r2", {"b"}, date="2026-01-02", commit="2" * 40 + "-dirty")
+def test_one_command_writes_the_snapshot_and_the_block_from_one_run(tmp_path):
+    claims = _run(tmp_path / "results", date="2026-01-02", commit="2" * 40 + "-dirty")
     readme = tmp_path / "README.md"
     readme.write_text(f"intro\n\n{BEGIN}\nold\n{END}\n\nprose kept\n")
     snapshot_path = tmp_path / "docs" / "claims_snapshot.csv"
-    main([str(first), str(second), "--snapshot", str(snapshot_path), "--readme", str(readme)])
+    main([str(claims), "--snapshot", str(snapshot_path), "--readme", str(readme)])
 
     snapshot = read_snapshot(snapshot_path)
     assert list(snapshot.columns) == SNAPSHOT_COLUMNS
-    got = snapshot.set_index("study")[["measured", "run_date", "git_commit"]].to_dict("index")
-    assert got == {
-        "a": {"measured": "r1 0.5", "run_date": "2026-01-01", "git_commit": "1" * 40},
-        "b": {"measured": "r2 0.5", "run_date": "2026-01-02", "git_commit": "2" * 40 + "-dirty"},
-    }
+    assert set(snapshot["git_commit"]) == {"2" * 40 + "-dirty"}
     text = readme.read_text()
     assert text.startswith("intro\n\n") and text.endswith("\n\nprose kept\n")
     assert readme_block(text) == render_block(snapshot)
-    assert "**`b`** (run of 2026-01-02, commit `2222222222-dirty`)" in text
-    assert "| b1 | b \\| wins | quick | t: x below 1 | r2 0.5 | reproduced |" in text
-
-    # a later run of `a` replaces it; `b`, enabled in no run given, is listed as missing
-    third = _run(tmp_path, "r3", {"a"}, date="2026-01-03", commit="3" * 40)
-    main([str(first), str(third), "--snapshot", str(snapshot_path), "--readme", str(readme)])
-    snapshot = read_snapshot(snapshot_path)
-    assert snapshot.set_index("study")["measured"].to_dict() == {"a": "r3 0.5", "b": ""}
-    assert "Not in the recorded runs: `b`." in readme.read_text()
-
-    # with the earlier snapshot as the base, `b` keeps its recorded rows while `a` is rerun
-    base = tmp_path / "base.csv"
-    main([str(first), str(second), "--snapshot", str(base), "--readme", str(readme)])
-    main([str(third), "--base", str(base), "--snapshot", str(snapshot_path),
-          "--readme", str(readme)])  # fmt: skip
-    snapshot = read_snapshot(snapshot_path)
-    got = snapshot.set_index("study")[["measured", "run_date"]].to_dict("index")
-    assert got == {"a": {"measured": "r3 0.5", "run_date": "2026-01-03"},
-                   "b": {"measured": "r2 0.5", "run_date": "2026-01-02"}}  # fmt: skip
+    assert "of 2026-01-02, commit `2222222222-dirty`" in text
+    assert "| a1 | paper | a \\| wins | t: x below 1 | 0.5 | reproduced at quick budget |" in text
+    assert "| `a` | 1 (1 reduced) |  |  |  | 1 of 1 pass |" in text
+    assert "| `b` |  |  |  | 1 |  |" in text
 
 
 def test_readme_without_markers_is_refused():

@@ -26,7 +26,8 @@ def run(tmp_path):
         [
             {"study": s, "claim_id": i, "claim": c, "source": "Paper, table 1",
              "preset": "smoke", "expected": "t: x < 1", "measured": "0.5 [0.4, 0.6]",
-             "verdict": v, "reason": "" if v != "not run" else "study not enabled"}
+             "verdict": v, "reason": "" if v != "not run" else "study not enabled",
+             "kind": "paper", "budget": "N 8 vs N 1000", "budget_level": "reduced"}
             for s, i, c, v in CLAIMS
         ],
         columns=CLAIMS_COLUMNS,
@@ -88,7 +89,9 @@ def test_results_page_opens_with_the_claims_and_ends_with_the_verification(run):
     alpha = page[order[3] : order[7]]
     assert "a_best" in alpha and "a_flat" in alpha and "b_close" not in alpha
     # verdicts are coloured badges that keep the word
-    assert '<span class="verdict verdict-not-reproduced">not reproduced</span>' in page
+    assert (
+        '<span class="verdict verdict-not-reproduced">not reproduced at smoke budget</span>' in page
+    )
     assert '<span class="verdict verdict-not-run">not run</span>' in page
     assert '<a href="#alpha">alpha</a>' in top and '<a href="#gamma">' not in page
     # every table scrolls inside its own box; the page itself never does
@@ -114,7 +117,8 @@ def test_summary_opens_with_the_claims_and_ends_with_the_verification(run):
             "## Paper claims",
             "## Contents",
             "## alpha: alpha paper",
-            "### Claims (1 reproduced, 1 not reproduced)",
+            "### Claims (paper claims: 1 reproduced (1 at reduced budget), 1 not reproduced "
+            "(1 at reduced budget))",
             "Table of alpha",
             "## beta: alpha paper".replace("alpha", "beta"),
             "## Wall time per stage",
@@ -123,7 +127,7 @@ def test_summary_opens_with_the_claims_and_ends_with_the_verification(run):
     )
     assert order == sorted(order)
     head = text[order[0] : order[1]]
-    assert "4 claims" in head and "**inconclusive**" in head and "g_off" in head
+    assert "4 claims" in head and "**inconclusive at smoke budget**" in head and "g_off" in head
     assert "\\|b - 1\\|" in head  # a pipe in a cell does not split the Markdown table
     assert "- [alpha: alpha paper](#alpha-alpha-paper)" in text
     assert "b_close" not in text[order[2] : order[5]]

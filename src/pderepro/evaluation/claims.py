@@ -182,6 +182,13 @@ def evaluate_claims(
     return pd.DataFrame(rows, columns=CLAIMS_COLUMNS)
 
 
+def study_budget(frame: pd.DataFrame) -> str:
+    """The budget line of a study's claims rows (``Budget (ours vs the paper's): ...``),
+    or "" when they state none: the same text for every caption beside its tables."""
+    budgets = [b for b in frame.get("budget", pd.Series(dtype=str)).fillna("") if b]
+    return f"Budget (ours vs the paper's): {budgets[0]}." if budgets else ""
+
+
 def verdict_text(verdict: str, level: str, preset: str) -> str:
     """The verdict for people: ``reproduced at quick budget`` when judged below the
     paper's budget (a ``not run`` needs no budget)."""

@@ -1,21 +1,18 @@
 """The README's claims block and the committed snapshot it is rendered from.
 
-Usage, from the repository root, once one or more runs have finished (each leaves its
-``results/claims.csv`` beside its ``results/summary.md``; give older runs first)::
+Usage, from the repository root, once a run has finished (it leaves its
+``results/claims.csv`` beside its ``results/summary.md``)::
 
-    .venv/bin/python -m pderepro.evaluation.claims_snapshot results/claims.csv [RUN/claims.csv ...]
+    .venv/bin/python -m pderepro.evaluation.claims_snapshot results/claims.csv
 
 It writes ``docs/claims_snapshot.csv`` (``--snapshot``) and rewrites the block of
-``README.md`` (``--readme``) between ``<!-- claims:begin -->`` and ``<!-- claims:end -->``.
-Several runs may be given because studies may be built in separate runs: each study keeps
-the rows of the last run given in which it was enabled (with ``--base
-docs/claims_snapshot.csv``, studies no run rebuilt keep their recorded rows); a study
-enabled in none keeps its ``not run`` rows with no run date or commit. The snapshot holds
-the columns of
-``results/claims.csv`` (:data:`~pderepro.evaluation.claims.CLAIMS_COLUMNS`) and, per row,
-the ``run_date`` and ``git_commit`` of its run, read from that run's ``summary.md``; the
-preset is the claims' own column. A header-only snapshot renders a block saying that no
-quick run has been recorded yet.
+``README.md`` (``--readme``) between ``<!-- claims:begin -->`` and ``<!-- claims:end -->``,
+both from that one run: its claims (:data:`~pderepro.evaluation.claims.CLAIMS_COLUMNS`)
+and, on every row, the ``run_date`` and ``git_commit`` read from its ``summary.md``. A run
+builds every study it enables at one commit; a study it does not enable keeps ``not
+run`` rows. Each row carries its study's ``claims_digest`` (the claims and budget of the
+study file at that run), so a test can tell when a study file's claims changed after the
+snapshot. A header-only snapshot renders a block saying that no run has been recorded.
 """
 
 from __future__ import annotations
@@ -28,7 +25,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from pderepro.evaluation.claims import CLAIMS_COLUMNS, NOT_ENABLED
+from pderepro.evaluation.claims import CLAIMS_COLUMNS, VERDICTS, verdict_text
 from pderepro.evaluation.claims_checks import NOT_RUN
 from pderepro.evaluation.claims_view import read_claims
 
@@ -56,39 +53,9 @@ def run_provenance(summary: str | Path) -> dict[str, str]:
     return {"run_date": written[1], "git_commit": commit[1]}
 
 
-def merge_runs(
-    runs: Sequence[tuple[pd.DataFrame, dict[str, str]]], base: pd.DataFrame | None = None
-) -> pd.DataFrame:
-    """The snapshot: per study, the claims of the last run in which it was enabled.
-
-    Parameters
-    ----------
-    runs : sequence of (pandas.DataFrame, dict)
-        Each run's claims (:data:`CLAIMS_COLUMNS`) and provenance (``run_date``,
-        ``git_commit``), oldest first.
-    base : pandas.DataFrame, optional
-        An earlier snapshot (:data:`SNAPSHOT_COLUMNS`): its studies keep their rows and
-        provenance unless a run enables them (a study rerun alone updates only itself).
-
-    Returns
-    -------
-    pandas.DataFrame
-        :data:`SNAPSHOT_COLUMNS`, studies in the order they first appear; a study enabled
-        in no run keeps its rows from the last run, with empty provenance.
-    """
-    chosen: dict[str, pd.DataFrame] = {}
-    if base is not None:
-        chosen.update({study: rows for study, rows in base.groupby("study", sort=False)})
-    for claims, provenance in runs:
-        for study, rows in claims.groupby("study", sort=False):
-            enabled = not ((rows["verdict"] == NOT_RUN) & (rows["reason"] == NOT_ENABLED)).all()
-            if enabled or study not in chosen or chosen[study]["run_date"].eq("").all():
-                chosen[study] = rows.assign(
-                    **(provenance if enabled else dict.fromkeys(provenance, ""))
-                )
-    if not chosen:
-        return pd.DataFrame(columns=SNAPSHOT_COLUMNS)
-    return pd.concat(chosen.values(), ignore_index=True)[SNAPSHOT_COLUMNS]
+def snapshot_of(claims: pd.DataFrame, provenance: dict[str, str]) -> pd.DataFrame:
+    """The snapshot of one run: its claims with its date and commit on every row."""
+    return claims.assign(**provenance)[SNAPSHOT_COLUMNS]
 
 
 def read_snapshot(path: str | Path) -> pd.DataFrame:
@@ -104,35 +71,69 @@ def _commit(commit: str) -> str:
     return commit[:10] + ("-dirty" if commit.endswith("-dirty") else "")
 
 
+def _count(rows: pd.DataFrame, verdict: str) -> str:
+    """``3 (1 reduced)``: claims with this verdict, those judged below the paper's budget
+    in brackets; empty for none."""
+    mine = rows[rows["verdict"] == verdict]
+    if mine.empty:
+        return ""
+    reduced = int((mine["budget_level"] == "reduced").sum()) if verdict != NOT_RUN else 0
+    return f"{len(mine)}" + (f" ({reduced} reduced)" if reduced else "")
+
+
+def summary_table(snapshot: pd.DataFrame) -> list[str]:
+    """Per study, the paper claims by verdict (those judged at a reduced budget in
+    brackets) and the sanity checks apart, then the totals."""
+    header = ["study", *VERDICTS, "sanity checks"]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    groups = [*snapshot.groupby("study", sort=False), ("**all**", snapshot)]
+    for study, rows in groups:
+        paper, sanity = rows[rows["kind"] == "paper"], rows[rows["kind"] == "sanity"]
+        checks = (
+            f"{(sanity['verdict'] == 'reproduced').sum()} of {len(sanity)} pass"
+            if len(sanity)
+            else ""
+        )
+        name = study if study.startswith("**") else f"`{study}`"
+        cells = [name, *(_count(paper, v) for v in VERDICTS), checks]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
 def render_block(snapshot: pd.DataFrame) -> str:
-    """The README block, markers included: per study a line naming its run and a table
-    of claim id, claim, preset, expected, measured and verdict (with its reason)."""
+    """The README block, markers included: the run it comes from, the counts per study,
+    then per study a table of claim id, kind, claim, expected, measured, verdict (with
+    its reason) and budget."""
     lines = [
         BEGIN,
         f"<!-- generated from docs/claims_snapshot.csv by `{COMMAND}`; do not edit -->",
         "",
     ]
     if snapshot.empty:
-        lines += ["No quick run has been recorded yet.", ""]
-    missing = []
+        return "\n".join([*lines, "No run has been recorded yet.", "", END])
+    first = snapshot.iloc[0]
+    lines += [
+        f"From one run at preset `{first['preset']}` of {first['run_date']}, commit "
+        f"`{_commit(first['git_commit'])}`. Counts are of the papers' claims, \"(n "
+        "reduced)\" those judged below the paper's budget; sanity checks of our own "
+        "pipeline are counted apart.",
+        "",
+        *summary_table(snapshot),
+        "",
+    ]
     for study, rows in snapshot.groupby("study", sort=False):
-        first = rows.iloc[0]
-        if not first["run_date"]:
-            missing.append(f"`{study}`")
-            continue
         lines += [
-            f"**`{study}`** (run of {first['run_date']}, commit `{_commit(first['git_commit'])}`)",
+            f"**`{study}`** (budget: {_cell(rows.iloc[0]['budget']) or 'not stated'})",
             "",
-            "| id | claim | preset | expected | measured | verdict |",
+            "| id | kind | claim | expected | measured | verdict |",
             "|---|---|---|---|---|---|",
         ]
         for row in rows.itertuples():
-            verdict = f"{row.verdict}: {row.reason}" if row.reason else row.verdict
-            cells = (row.claim_id, row.claim, row.preset, row.expected, row.measured, verdict)
+            verdict = verdict_text(row.verdict, row.budget_level, row.preset)
+            verdict = f"{verdict}: {row.reason}" if row.reason else verdict
+            cells = (row.claim_id, row.kind, row.claim, row.expected, row.measured, verdict)
             lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
         lines.append("")
-    if missing:
-        lines += [f"Not in the recorded runs: {', '.join(missing)}.", ""]
     return "\n".join([*lines, END])
 
 
@@ -154,21 +155,14 @@ def readme_block(readme: str) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """Write the snapshot from finished runs and rewrite the README block from it."""
+    """Write the snapshot from one finished run and rewrite the README block from it."""
     parser = argparse.ArgumentParser(prog=COMMAND, description=__doc__.split("\n")[0])
-    parser.add_argument(
-        "claims", nargs="+", type=Path, help="runs' results/claims.csv, oldest first"
-    )
+    parser.add_argument("claims", type=Path, help="the run's results/claims.csv")
     parser.add_argument(
         "--snapshot",
         type=Path,
         default=Path("docs/claims_snapshot.csv"),
         help="snapshot to write (default: %(default)s)",
-    )
-    parser.add_argument(
-        "--base",
-        type=Path,
-        help="an earlier snapshot whose studies the runs do not rebuild are kept",
     )
     parser.add_argument(
         "--readme",
@@ -178,17 +172,16 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
-    runs = []
-    for path in args.claims:
-        claims = read_claims(path)
-        runs.append((claims, run_provenance(path.parent / "summary.md")))
-        log.info("%s: %s", path, runs[-1][1])
-    snapshot = merge_runs(runs, read_snapshot(args.base) if args.base else None)
+    provenance = run_provenance(args.claims.parent / "summary.md")
+    snapshot = snapshot_of(read_claims(args.claims), provenance)
     args.snapshot.parent.mkdir(parents=True, exist_ok=True)
     snapshot.to_csv(args.snapshot, index=False)
     readme = args.readme.read_text()
     args.readme.write_text(readme.replace(readme_block(readme), render_block(snapshot)))
-    log.info("wrote %s (%d claims) and the block of %s", args.snapshot, len(snapshot), args.readme)
+    log.info(
+        "wrote %s (%d claims, commit %s) and the block of %s",
+        args.snapshot, len(snapshot), provenance["git_commit"], args.readme,
+    )  # fmt: skip
 
 
 if __name__ == "__main__":

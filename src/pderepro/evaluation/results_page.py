@@ -20,7 +20,7 @@ from pathlib import Path
 import pandas as pd
 
 from pderepro.data.provenance import git_commit
-from pderepro.evaluation.claims import VERDICT_NOTE, verdict_counts
+from pderepro.evaluation.claims import VERDICT_NOTE, study_budget, verdict_counts
 from pderepro.evaluation.claims_view import claims_for_people, of_study, read_claims
 
 _STYLE = """
@@ -44,8 +44,9 @@ nav li { margin: 0.15em 0; }
 
 
 def _verdict_html(verdict: str) -> str:
-    """The verdict as a coloured badge; the word itself is always there."""
-    slug = "-".join(verdict.split())
+    """The verdict as a coloured badge (its colour that of the verdict, "at quick budget"
+    or not); the word itself is always there."""
+    slug = "-".join(verdict.split(" at ")[0].split())
     return f'<span class="verdict verdict-{html.escape(slug)}">{html.escape(verdict)}</span>'
 
 
@@ -146,8 +147,10 @@ def _study_html(study: str, section: Mapping, claims: pd.DataFrame) -> list[str]
     ]
     if section["report_tables"]:
         parts.append("<h3>Tables</h3>")
+    budget = study_budget(mine)  # beside every published number the tables hold
     for i, table in enumerate(section["report_tables"]):
-        parts.append(_table_html(table["path"], table["caption"], f"table-{study}-{i}"))
+        caption = f"{table['caption']} {budget}".strip()
+        parts.append(_table_html(table["path"], caption, f"table-{study}-{i}"))
     if section["figures"]:
         parts.append(f'<h3 id="figures-{name}">Figures</h3>')
     parts += [_figure_html(p) for p in section["figures"]]

@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 from pderepro.data.provenance import git_commit
-from pderepro.evaluation.claims import VERDICT_NOTE, verdict_counts
+from pderepro.evaluation.claims import VERDICT_NOTE, study_budget, verdict_counts
 from pderepro.evaluation.claims_view import claims_for_people, of_study, read_claims
 
 
@@ -113,6 +113,8 @@ def render_summary(
         devices = sorted({d for f in info["metrics"] for d in pd.read_csv(f)["device"].dropna()})
         mine = of_study(claims, study)
         lines += [f"## {headings[study]}", ""]
+        if study_budget(mine):  # what the tables' published numbers are set against
+            lines += [study_budget(mine), ""]
         if devices:
             lines += [f"Device(s): {', '.join(devices)}", ""]
         lines += [f"### Claims ({verdict_counts(mine)})", ""]
