@@ -64,9 +64,9 @@ def test_stages_end_to_end(tmp_path):
     from pderepro.stages.physics_informed import (
         run_pinn_reference,
         run_pinn_tables,
-        run_plot_pinn,
         run_train_pinn,
     )
+    from pderepro.stages.physics_informed_reports import run_plot_pinn
     from pderepro.studies.physics_informed import RUN_FILES
 
     reference = str(tmp_path / "data/reference/s/convection.nc")

@@ -20,10 +20,9 @@ import xarray as xr
 
 from pderepro.data.io import atomic_write, open_netcdf, write_netcdf
 from pderepro.data.provenance import provenance_attrs
-from pderepro.evaluation.pinn_tables import PINN_RUN_COLUMNS, errors_table, scaling_table
+from pderepro.evaluation.pinn_tables import PINN_RUN_COLUMNS, errors_table
 from pderepro.evaluation.tables import write_table
 from pderepro.models.pinn_gaussian import build_coordinate_network
-from pderepro.plotting.pinn import plot_pinn_figure
 from pderepro.runtime import describe_device, select_device, set_threads
 from pderepro.training.checkpoint import save_checkpoint
 from pderepro.training.pinn.loop import Budget, LossSetup, PinnField, train_pinn
@@ -244,27 +243,3 @@ def run_pinn_tables(
     table, caption = errors_table(runs, no_learning, problems=problems, methods=methods,
                                   published=published, preset=preset)  # fmt: skip
     write_table(table, outputs["errors_csv"], outputs["errors_md"], caption=caption)
-
-
-def run_pinn_scaling(
-    *, metrics: Sequence[str], outputs: Mapping[str, str], problems: Mapping[str, Any],
-    methods: Mapping[str, str], parameter: str,
-) -> None:  # fmt: skip
-    """The scaling table (CSV and Markdown): cost against the study's parameter."""
-    runs = pd.concat([pd.read_csv(p) for p in metrics], ignore_index=True)
-    table, caption = scaling_table(runs, problems=problems, methods=methods, parameter=parameter)
-    write_table(table, outputs["csv"], outputs["md"], caption=caption)
-
-
-def run_plot_pinn(
-    *, histories: Sequence[str], fields: Sequence[str], references: Sequence[str],
-    outputs: Mapping[str, str], name: str, title: str, problems: Mapping[str, str],
-    methods: Mapping[str, str], figures: Mapping[str, Any], metrics: Sequence[str] = (),
-    scaling: Mapping[str, Any] | None = None,
-) -> None:  # fmt: skip
-    """One figure of the study (:func:`pderepro.plotting.pinn.plot_pinn_figure`)."""
-    plot_pinn_figure(
-        name=name, histories=histories, fields=fields, references=references,
-        outputs=outputs, title=title, problems=problems, methods=methods, figures=figures,
-        metrics=metrics, scaling=scaling,
-    )  # fmt: skip

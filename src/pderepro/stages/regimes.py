@@ -9,7 +9,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import torch
 import xarray as xr
 
 from pderepro.data.io import (
@@ -21,7 +20,6 @@ from pderepro.data.io import (
 from pderepro.data.layouts import Layout
 from pderepro.data.provenance import provenance_attrs
 from pderepro.evaluation.metrics import relative_l2_numpy
-from pderepro.evaluation.predict import load_trained_model, predict
 from pderepro.evaluation.tables import regimes_table, write_table
 from pderepro.evaluation.uncertainty import bootstrap_interval, paired_ratio_interval
 
@@ -126,6 +124,11 @@ def run_evaluate_superresolution(
     trained (the training grid and frame rate), space only (the solver grid, trained
     frames), time only (the training grid, ``time_factor`` times the frames) and both.
     """
+    # torch only here: the table and figure jobs of this module never load a model
+    import torch
+
+    from pderepro.evaluation.predict import load_trained_model, predict
+
     net, meta = load_trained_model(checkpoint)
     fine, layout = open_layout_netcdf(test_path, expect_attrs={"split": "test"})
     inputs, truth = _superres_inputs(fine, layout, time_factor)

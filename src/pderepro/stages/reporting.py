@@ -19,18 +19,6 @@ from pderepro.evaluation.tables import (
     resolution_table,
     write_table,
 )
-from pderepro.solvers.allen_cahn_verification import allen_cahn_verification
-from pderepro.solvers.darcy_verification import darcy_convergence
-from pderepro.solvers.diffusion_reaction_verification import diffusion_reaction_verification
-from pderepro.solvers.lorenz96_verification import lorenz96_convergence
-from pderepro.solvers.navier_stokes_box_verification import navier_stokes_box_verification
-from pderepro.solvers.navier_stokes_verification import navier_stokes_verification
-from pderepro.solvers.nsm_verification import nsm_verification
-from pderepro.solvers.pdebench_ic_verification import initial_law_verification
-from pderepro.solvers.pdebench_verification import pdebench_verification
-from pderepro.solvers.schrodinger_verification import schrodinger_verification
-from pderepro.solvers.shallow_water_verification import shallow_water_verification
-from pderepro.solvers.verification import burgers_convergence
 
 
 def run_table(
@@ -137,7 +125,21 @@ def run_plot_closures(
 
 def run_validate_solvers(*, csv: str, figures: Sequence[str]) -> None:
     """Convergence of every solver against exact solutions: table and figure."""
+    # imported here: the solvers bring torch and numba, which the table jobs of this
+    # module never need
     from pderepro.plotting.figures import plot_convergence
+    from pderepro.solvers.allen_cahn_verification import allen_cahn_verification
+    from pderepro.solvers.darcy_verification import darcy_convergence
+    from pderepro.solvers.diffusion_reaction_verification import diffusion_reaction_verification
+    from pderepro.solvers.lorenz96_verification import lorenz96_convergence
+    from pderepro.solvers.navier_stokes_box_verification import navier_stokes_box_verification
+    from pderepro.solvers.navier_stokes_verification import navier_stokes_verification
+    from pderepro.solvers.nsm_verification import nsm_verification
+    from pderepro.solvers.pdebench_ic_verification import initial_law_verification
+    from pderepro.solvers.pdebench_verification import pdebench_verification
+    from pderepro.solvers.schrodinger_verification import schrodinger_verification
+    from pderepro.solvers.shallow_water_verification import shallow_water_verification
+    from pderepro.solvers.verification import burgers_convergence
 
     studies = [
         burgers_convergence,
