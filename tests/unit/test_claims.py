@@ -20,8 +20,8 @@ from pderepro.evaluation.claims_checks import (
     NOT_RUN,
     REPRODUCED,
     check_table,
-    expected_text,
 )
+from pderepro.evaluation.claims_expected import expected_text
 from pderepro.studies import repository_plan
 from tests.unit.test_config import BASE, ROOT, _study_dir, resolve
 

@@ -26,8 +26,8 @@ from pderepro.evaluation.claims_checks import (
     REPRODUCED,
     Outcome,
     check_table,
-    expected_text,
 )
+from pderepro.evaluation.claims_expected import expected_text
 
 #: Verdicts in the order a reader counts them.
 VERDICTS = (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE, NOT_RUN)

@@ -41,13 +41,7 @@ from pderepro.studies import (
     resolution,
 )
 from pderepro.studies.base import StudyKind
-from pderepro.studies.claims import (
-    CLAIMS_TARGETS,
-    active,
-    check_budget,
-    check_claims,
-    claims_studies,
-)
+from pderepro.studies.claims import CLAIMS_TARGETS, active, check_claims, claims_studies
 from pderepro.studies.schema import as_written, build_schema
 
 #: Every study kind, by the ``kind`` value of a study file.
@@ -173,8 +167,7 @@ def _study_file_errors(
             try:
                 KINDS[kind].check(where, study_at)
                 tables = KINDS[kind].claim_tables(name, study_at)
-                check_claims(where, study_at.get("claims", []), tables, presets)
-                check_budget(where, study_at.get("budget", {}), presets)
+                check_claims(where, study_at.get("claims", []), tables, presets, study_at)
             except ConfigError as err:
                 lines = [str(err)]
         for line in lines:

@@ -23,8 +23,9 @@ def check_claims(
     claims: Sequence[Mapping[str, Any]],
     tables: Collection[str],
     presets: Collection[str],
+    study: Mapping[str, Any] | None = None,
 ) -> None:
-    """Cross-key rules of a study's claims.
+    """Cross-key rules of a study's claims (and of its ``budget``: :func:`check_budget`).
 
     Parameters
     ----------
@@ -36,6 +37,8 @@ def check_claims(
         The tables the study builds (claims may check only these).
     presets : collection of str
         Every preset's name.
+    study : mapping, optional
+        The whole study, whose ``budget`` is checked too.
 
     Raises
     ------
@@ -46,6 +49,7 @@ def check_claims(
         number (threshold, factor, margin) whose ``threshold_source`` is not given,
         naming the key.
     """
+    check_budget(where, (study or {}).get("budget", {}), presets)
     seen: set[str] = set()
     for i, claim in enumerate(claims):
         here, check = f"{where}.claims.{i}", claim["check"]
