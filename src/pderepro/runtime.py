@@ -7,10 +7,13 @@ of each of some 250 small jobs of the quick run).
 
 from __future__ import annotations
 
+import atexit
 import logging
 import os
 import platform
+import resource
 import sys
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,10 +22,32 @@ if TYPE_CHECKING:
 
 #: Environment variable that forces the torch device (``cpu``, ``cuda``, ``cuda:1``...).
 DEVICE_ENV = "PDEREPRO_DEVICE"
+#: The lines every job's log opens and ends with (``benchmarks/quick_wall.py`` reads them).
+STARTUP_LINE = "job start-up (interpreter and imports): %.2f s"
+FINISH_LINE = "job finished: wall %.2f s, cpu %.2f s"
+
+
+def _process_age() -> float:
+    """Seconds since this process started (Linux ``/proc``; 0 where unknown)."""
+    try:
+        start_ticks = float(Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()[19])
+        uptime = float(Path("/proc/uptime").read_text().split()[0])
+    except (OSError, IndexError, ValueError):
+        return 0.0
+    return max(0.0, uptime - start_ticks / os.sysconf("SC_CLK_TCK"))
+
+
+def _log_finish(started: float) -> None:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = usage.ru_utime + usage.ru_stime + children.ru_utime + children.ru_stime
+    logging.getLogger(__name__).info(FINISH_LINE, time.monotonic() - started, cpu)
 
 
 def setup_logging(log_path: str | Path | None, level: int = logging.INFO) -> None:
-    """Send logging (and stderr, where tqdm draws its progress line) to ``log_path``.
+    """Send logging (and stderr, where tqdm draws its progress line) to ``log_path``, and
+    log the job's start-up seconds now and its wall and CPU seconds at exit
+    (:data:`STARTUP_LINE`, :data:`FINISH_LINE`).
 
     Parameters
     ----------
@@ -43,6 +68,11 @@ def setup_logging(log_path: str | Path | None, level: int = logging.INFO) -> Non
         handlers=handlers,
         force=True,
     )
+    # what the job paid before its stage ran, and its whole cost at exit: the quick
+    # preset's time budget is spent as much on start-up as on work
+    age = _process_age()
+    logging.getLogger(__name__).info(STARTUP_LINE, age)
+    atexit.register(_log_finish, time.monotonic() - age)
 
 
 def select_device(preference: str = "auto") -> torch.device:
