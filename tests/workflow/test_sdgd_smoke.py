@@ -25,7 +25,10 @@ def test_sdgd_tables_hold_both_methods_and_their_cost(smoke_run):
     ran = errors[errors["method"].isin(["pinn", "sdgd"])]
     assert len(ran) == 2 * 2 * 2  # two equations, two dimensions, two methods
     assert ran["rel_l2_mean"].map(math.isfinite).all() and (ran["peak_memory_mb"] >= 0).all()
-    assert (errors[errors["method"] == NO_LEARNING]["rel_l2_mean"] == 1.0).all()
+    # the best constant multiple of the trial envelope: better than zero (1), never exact
+    held = errors[errors["method"] == NO_LEARNING]
+    assert ((held["rel_l2_mean"] > 0) & (held["rel_l2_mean"] < 1)).all()
+    assert held["label"].str.startswith("best constant multiple").all()
     scaling = pd.read_csv(smoke_run / "results/sdgd/tables/scaling.csv")
     assert list(scaling.columns) == SCALING_COLUMNS and len(scaling) == 4
     assert set(scaling["values"]) == {"10, 100"} and scaling["time_slope"].map(math.isfinite).all()
