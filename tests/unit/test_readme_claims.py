@@ -100,9 +100,9 @@ def test_one_command_writes_the_snapshot_and_the_block_from_one_run(tmp_path):
     assert text.startswith("intro\n\n") and text.endswith("\n\nprose kept\n")
     assert readme_block(text) == render_block(snapshot)
     assert "of 2026-01-02, commit `2222222222-dirty`" in text
-    assert "| a1 | paper | a \\| wins | t: x below 1 | 0.5 | reproduced at quick budget |" in text
-    assert "| `a` | 1 (1 reduced) |  |  |  | 1 of 1 pass |" in text
-    assert "| `b` |  |  |  | 1 |  |" in text
+    assert "| [`a`](docs/studies/a.md) | 1 (1 reduced) |  |  |  | 1 of 1 pass |" in text
+    assert "| [`b`](docs/studies/b.md) |  |  |  | 1 |  |" in text
+    assert "| **all** | 1 (1 reduced) |  |  | 1 | 1 of 1 pass |" in text
 
 
 def test_readme_without_markers_is_refused():

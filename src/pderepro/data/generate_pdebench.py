@@ -1,5 +1,5 @@
-"""PDEBench 1-D trajectories (REFERENCES §3): advection, viscous Burgers and
-diffusion-reaction (with its basic forms, REFERENCES §3.1).
+"""PDEBench 1-D trajectories (docs/references.md): advection, viscous Burgers and
+diffusion-reaction (with its basic forms, docs/references.md).
 
 One dataset holds one parameter value (advection speed ``beta``, Burgers viscosity ``nu``,
 or the pair ``nu, rho`` of diffusion-reaction); a study makes one dataset per value.
@@ -48,7 +48,7 @@ ADVECTION_BATCH = 64
 BURGERS_BATCH = {"cpu": 16, "cuda": 64}
 #: Largest accepted spectral tail (:class:`~pderepro.solvers.viscous_burgers.BurgersFrames`),
 #: about the relative spatial error: two orders below the smallest published PDEBench
-#: nRMSE (2.9e-3, REFERENCES §3), so that data error cannot show in a comparison. The
+#: nRMSE (2.9e-3, docs/references.md), so that data error cannot show in a comparison. The
 #: solver's default ``points_per_front = 5`` gives 1e-7 or less.
 MAX_SPECTRAL_TAIL = 1e-5
 

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-#: Spatial dimensions, in storage order (DESIGN.md: ``sample, time, y, x``).
+#: Spatial dimensions, in storage order (docs/design.md: ``sample, time, y, x``).
 SPATIAL_DIMS = ("y", "x")
 #: Global attributes every layout writes (``scalar_inputs`` only when it has scalars).
 LAYOUT_ATTRS = ("input_variable", "target_variable", "grid")

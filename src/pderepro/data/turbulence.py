@@ -1,6 +1,6 @@
 """Truth data of forced 2-D turbulence: spun-up DNS vorticity snapshots and their LES pairs.
 
-Forced 2-D turbulence is the test bed of the subgrid closures of issue 17 (REFERENCES section 5):
+Forced 2-D turbulence is the test bed of the subgrid closures of issue 17 (docs/references.md):
 ``w_t + u . grad w + beta v = nu Lap w - mu w + f`` on the ``2 pi`` box with linear drag ``mu``
 and the Kolmogorov forcing in both directions, ``f = A (cos(k_f x) + cos(k_f y))`` (forcing kind
 ``"kolmogorov_xy"`` of :class:`NavierStokesProblem`), integrated by the pseudo-spectral AB2/CN

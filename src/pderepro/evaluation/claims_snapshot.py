@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from pderepro.evaluation.claims import CLAIMS_COLUMNS, VERDICTS, verdict_text
+from pderepro.evaluation.claims import CLAIMS_COLUMNS, VERDICTS
 from pderepro.evaluation.claims_checks import NOT_RUN
 from pderepro.evaluation.claims_view import read_claims
 
@@ -94,16 +94,16 @@ def summary_table(snapshot: pd.DataFrame) -> list[str]:
             if len(sanity)
             else ""
         )
-        name = study if study.startswith("**") else f"`{study}`"
+        name = study if study.startswith("**") else f"[`{study}`](docs/studies/{study}.md)"
         cells = [name, *(_count(paper, v) for v in VERDICTS), checks]
         lines.append("| " + " | ".join(cells) + " |")
     return lines
 
 
 def render_block(snapshot: pd.DataFrame) -> str:
-    """The README block, markers included: the run it comes from, the counts per study,
-    then per study a table of claim id, kind, claim, expected, measured, verdict (with
-    its reason) and budget."""
+    """The README block, markers included: the run it comes from and, per study (linked to
+    its page, ``docs/studies/<study>.md``, which lists each claim), its paper claims by
+    verdict and its sanity checks."""
     lines = [
         BEGIN,
         f"<!-- generated from docs/claims_snapshot.csv by `{COMMAND}`; do not edit -->",
@@ -114,26 +114,13 @@ def render_block(snapshot: pd.DataFrame) -> str:
     first = snapshot.iloc[0]
     lines += [
         f"From one run at preset `{first['preset']}` of {first['run_date']}, commit "
-        f"`{_commit(first['git_commit'])}`. Counts are of the papers' claims, \"(n "
-        "reduced)\" those judged below the paper's budget; sanity checks of our own "
-        "pipeline are counted apart.",
+        f'`{_commit(first["git_commit"])}`: the papers\' claims by verdict, "(n reduced)" '
+        "those judged below the paper's budget, and our own sanity checks apart. Each "
+        "study's page lists its claims with what was measured.",
         "",
         *summary_table(snapshot),
         "",
     ]
-    for study, rows in snapshot.groupby("study", sort=False):
-        lines += [
-            f"**`{study}`** (budget: {_cell(rows.iloc[0]['budget']) or 'not stated'})",
-            "",
-            "| id | kind | claim | expected | measured | verdict |",
-            "|---|---|---|---|---|---|",
-        ]
-        for row in rows.itertuples():
-            verdict = verdict_text(row.verdict, row.budget_level, row.preset)
-            verdict = f"{verdict}: {row.reason}" if row.reason else verdict
-            cells = (row.claim_id, row.kind, row.claim, row.expected, row.measured, verdict)
-            lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
-        lines.append("")
     return "\n".join([*lines, END])
 
 

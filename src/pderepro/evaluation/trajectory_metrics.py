@@ -1,7 +1,7 @@
 """Errors of predicted trajectories as PDEBench defines them, over predicted frames only.
 
 Definitions follow PDEBench's metrics module (its ``metric_func``; Takamoto et al. 2022,
-REFERENCES §3), the definitions behind its published numbers, for one channel in 1-D.
+docs/references.md), the definitions behind its published numbers, for one channel in 1-D.
 With ``e = pred - true`` at frame ``t`` of sample ``b`` on ``N`` cells:
 
 * ``RMSE_bt = sqrt(mean_x e^2)`` and ``nRMSE_bt = RMSE_bt / sqrt(mean_x true^2)``: a ratio

@@ -1,5 +1,5 @@
 """CAPE: channel attention guided by PDE parameter embeddings (Takamoto, Alesiani and
-Niepert, ICML 2023), implemented from the paper's description (REFERENCES section 3),
+Niepert, ICML 2023), implemented from the paper's description (docs/references.md),
 and the autoregressive FNO-1D and U-Net-1D that use it.
 
 The :class:`CAPE` module maps the last frame ``u_t`` and the PDE parameters to an estimate

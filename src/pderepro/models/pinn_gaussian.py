@@ -1,4 +1,4 @@
-"""Physics-Informed Gaussians (Kang et al., ICLR 2025; REFERENCES §6.2): ``u(z)`` from a
+"""Physics-Informed Gaussians (Kang et al., ICLR 2025; docs/references.md): ``u(z)`` from a
 sum of Gaussian features with trainable means and diagonal covariances, through a small
 MLP, and the registry of the physics-informed kind's coordinate networks.
 

@@ -1,5 +1,5 @@
 """1-D periodic Allen-Cahn ``u_t = d u_xx + r (u - u^3)``: the reference solution of the
-physics-informed study (REFERENCES §6.1), by a Fourier pseudo-spectral method and ETDRK4.
+physics-informed study (docs/references.md), by a Fourier pseudo-spectral method and ETDRK4.
 
 The study's instance is ``d = 1e-4``, ``r = 5`` on ``x in [-1, 1)`` periodic, ``t in [0, 1]``,
 ``u0 = x^2 cos(pi x)`` (:data:`DIFFUSION`, :data:`REACTION`, :data:`DOMAIN`,
@@ -29,7 +29,7 @@ import numpy as np
 from pderepro.solvers.errors import SolverDivergedError
 from pderepro.solvers.etdrk4 import etdrk4_coefficients
 
-#: The study's instance (REFERENCES §6.1): diffusivity (length^2 / time), reaction rate
+#: The study's instance (docs/references.md): diffusivity (length^2 / time), reaction rate
 #: (1 / time), periodic domain [lo, hi) (length units), final time (time units).
 DIFFUSION = 1e-4
 REACTION = 5.0

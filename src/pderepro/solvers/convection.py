@@ -1,4 +1,4 @@
-"""Exact solution of the convection problem of the physics-informed study (REFERENCES §6.1):
+"""Exact solution of the convection problem of the physics-informed study (docs/references.md):
 ``u_t + beta u_x = 0`` on ``x in [0, 2 pi)`` periodic, ``t in [0, 1]``, ``u0 = sin x``.
 
 The solution is the travelling wave ``u(x, t) = sin(x - beta t)``; the study uses

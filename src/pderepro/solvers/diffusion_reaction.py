@@ -5,7 +5,7 @@ Each step of length ``dt`` applies half a reaction step, a whole diffusion step 
 reaction step. Both parts are solved exactly: diffusion in Fourier space (mode ``k`` of the
 grid decays by ``exp(-nu (2 pi k)^2 dt)``, exact for the grid's trigonometric
 interpolant), reaction pointwise by the logistic solution
-``u(t) = u0 e^{rho t} / (1 - u0 + u0 e^{rho t})``. So the basic forms of REFERENCES §3.1,
+``u(t) = u0 e^{rho t} / (1 - u0 + u0 e^{rho t})``. So the basic forms of docs/references.md,
 pure diffusion (``rho = 0``) and pure reaction (``nu = 0``), are solved exactly by the same
 code, and only the full equation carries a splitting error, of second order in ``dt``
 (verified by self-convergence in
@@ -13,7 +13,7 @@ code, and only the full equation carries a splitting error, of second order in `
 
 Initial conditions are the PDEBench law's fields (:mod:`pderepro.solvers.pdebench_ic`)
 mapped into [0, 1] sample by sample, ``(u0 - min u0) / (max u0 - min u0)`` over the grid,
-as the released generator does (REFERENCES §3). The
+as the released generator does (docs/references.md). The
 logistic map keeps values in [0, 1]; the heat semigroup does too, while on the grid its
 truncated Fourier kernel is not strictly positive, so a step with small ``nu dt n^2`` can
 leave values a round-off-sized amount outside (none seen at the released nu >= 0.5).
@@ -46,7 +46,7 @@ N_FRAMES = 101
 #: 30 times below the smallest published nRMSE (7e-4); 0.1-0.2 s per sample on one core.
 #: Halving dt divides the error by 4 (second order). ``benchmarks/solver_time_errors.py``.
 STEPS_PER_FRAME = 100
-#: Released parameter values (REFERENCES §3): nu (length^2 / time) x rho (1 / time).
+#: Released parameter values (docs/references.md): nu (length^2 / time) x rho (1 / time).
 RELEASED_NUS = (0.5, 1.0, 2.0, 5.0)
 RELEASED_RHOS = (1.0, 2.0, 5.0, 10.0)
 

@@ -1,5 +1,5 @@
 """PDEBench 1-D initial conditions as PDEBench's released data generator draws them
-(REFERENCES §3, corrected 2026-12-05).
+(docs/references.md, corrected 2026-12-05).
 
 The law: of ``K = 4`` candidate modes ``k = 1..4``, two integers are drawn uniformly from
 ``{1..4}``, independently (they may coincide), and ``c_k`` counts how many of the two equal
@@ -41,7 +41,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-#: Saved grid of the PDEBench 1-D data: cells on [0, 1) and frames (REFERENCES §3).
+#: Saved grid of the PDEBench 1-D data: cells on [0, 1) and frames (docs/references.md).
 N_CELLS = 1024
 N_FRAMES = 201
 #: Final time of advection and Burgers (time units); frames are 0.01 apart.

@@ -1,14 +1,14 @@
 """Verification of the PDEBench initial-condition law (rows of ``solvers.csv``).
 
 :mod:`pderepro.solvers.pdebench_ic` implements the law of the released generator from its
-description (REFERENCES §3). These rows test a few thousand draws against what the law
+description (docs/references.md). These rows test a few thousand draws against what the law
 implies exactly: the share of samples with a doubled mode (two equal draws: 1/4), with
 ``|.|`` (0.1), with the window (0.1), with a negative sign (1/2), the mean number of constant
 offsets (unselected candidates: 3 with probability 1/4, else 2, so 2.25), and the set of
 mode numbers ``k c_k`` ({1, 2, 3, 4, 6, 8}, each doubled one with probability 1/16). Shares
 are statistics of the drawn parameters; the field's statistics are measured on the
 evaluated fields: the share with ``|mean| > 0.1``, against 0.88 from an independent
-emulation of the released law (REFERENCES §3; no closed form), and the largest ``|u0|``,
+emulation of the released law (docs/references.md; no closed form), and the largest ``|u0|``,
 which must exceed 2 (the old two-sine law's bound) and stay below the law's bound 4.
 
 Each row's ``max_abs_error`` is ``|observed - expected|``; the row passes when it is at most
@@ -34,7 +34,7 @@ from pderepro.solvers.verification import COLUMNS
 
 LAW = "pdebench_initial_law"
 #: Share of samples with ``|mean u0| > 0.1`` measured by an independent emulation of the
-#: released law on 20,000 draws (REFERENCES §3); its sampling sd there is 0.0023.
+#: released law on 20,000 draws (docs/references.md); its sampling sd there is 0.0023.
 EMULATED_OFFSET_SHARE = 0.88
 #: Tolerance in binomial standard deviations of the shares.
 SIGMAS = 4.0

@@ -1,6 +1,6 @@
 """Study kind ``neural_spectral``: a neural operator trained by the PDE residual in
 spectral coefficients, against the same operator trained with a grid PINN loss and on
-solver data (Neural Spectral Methods, REFERENCES §6.5).
+solver data (Neural Spectral Methods, docs/references.md).
 
 A study is problems x methods x seeds. A *problem* names a registered operator problem
 (:mod:`pderepro.training.spectral.problems`: the input law, the PDE, its residuals and

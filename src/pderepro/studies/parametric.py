@@ -10,7 +10,7 @@ parameters (``parameter: [nu, rho]``). Three experiments read them, each optiona
   ``<model>-teacher_forcing``, the curriculum's ablation);
 * ``pdebench_model`` (protocol ``pdebench``): one model per value of ``pdebench``
   (runs ``pdebench-<value>``);
-* ``basic_forms`` (REFERENCES §3.1): one model trained on a fraction of the seen values'
+* ``basic_forms`` (docs/references.md): one model trained on a fraction of the seen values'
   trajectories (the target data) alone, or together with every trajectory of the PDE's
   ``basic`` values (its basic forms), with the same number of optimiser steps (runs
   ``target-f<fraction>`` and ``target_basic-f<fraction>``); seen values are the

@@ -1,6 +1,6 @@
 """Study kind ``physics_informed``: functions fitted to one PDE by its residual.
 
-A study is problems x methods x seeds (REFERENCES §6). A *problem* names a registered
+A study is problems x methods x seeds (docs/references.md). A *problem* names a registered
 problem (:mod:`pderepro.training.pinn.problems`: residual, domain, initial and boundary
 conditions, reference solution) with its parameters, the reference grid, the network
 and the loss and optimiser settings that the paper gives per problem. A *method* names a

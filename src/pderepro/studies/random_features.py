@@ -1,5 +1,5 @@
 """Study kind ``random_features``: random-feature networks fitted to exact solutions by
-least squares, the error against the number of features per dimension (REFERENCES §6.4).
+least squares, the error against the number of features per dimension (docs/references.md).
 
 A study is dimensions x seeds. A *dimension* names a target (an exact solution in ``d``
 space dimensions and time, :mod:`pderepro.solvers.porous_medium`) with its parameters and

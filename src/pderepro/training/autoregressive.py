@@ -1,5 +1,5 @@
 """Training of one-step autoregressive surrogates on trajectories, with CAPE's curriculum
-from teacher forcing to autoregression (Takamoto et al., ICML 2023; REFERENCES §3).
+from teacher forcing to autoregression (Takamoto et al., ICML 2023; docs/references.md).
 
 At normalised epoch ``e`` in [0, 1] the first ``t_ar = t_train (1 + tanh((e - 1/2) /
 0.2)) / 2`` predicted steps of a trajectory are made from the model's own predictions and

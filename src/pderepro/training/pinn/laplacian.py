@@ -5,7 +5,7 @@
 chunks of coordinate directions. The result stays in the autograd graph of the field's
 parameters, so a loss built on it trains them.
 
-SDGD (Hu, Shukla, Karniadakis, Kawaguchi 2024, REFERENCES §6.3) replaces the sum over all
+SDGD (Hu, Shukla, Karniadakis, Kawaguchi 2024, docs/references.md) replaces the sum over all
 ``d`` coordinates by ``d / k`` times the sum over ``k`` coordinates drawn without
 replacement: an unbiased estimate of ``Δu`` whose graph (and cost) holds ``k`` terms, not
 ``d``.

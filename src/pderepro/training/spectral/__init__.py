@@ -1,5 +1,5 @@
 """Neural Spectral Methods: operators trained by the spectral residual, grid PINN losses or
-solver data (REFERENCES §6.5).
+solver data (docs/references.md).
 
 Importing the package registers its problems (:mod:`.poisson`, :mod:`.reaction_diffusion`,
 :mod:`.navier_stokes`).

@@ -1,5 +1,5 @@
 """Forced Navier-Stokes in vorticity form on the unit torus, ``t`` in [0, T], from a
-Gaussian-random-field initial vorticity (REFERENCES §6.5: T = 50, nu = 2e-3).
+Gaussian-random-field initial vorticity (docs/references.md: T = 50, nu = 2e-3).
 
 ``w_t + u . grad w = nu Lap w + f`` with ``u = (u, v) = (psi_y, -psi_x)``, ``-Lap psi = w``
 and ``f = A (sin 2 pi (x + y) + cos 2 pi (x + y))``, the conventions of the torus solver

@@ -1,5 +1,5 @@
 """Allen-Cahn ``u_t - d u_xx + r (u^3 - u) = 0`` on ``[-1, 1)`` periodic, ``t in [0, 1]``,
-``u0 = x^2 cos(pi x)``; the R3 paper's settings are ``d = 1e-4``, ``r = 5`` (REFERENCES §6.1).
+``u0 = x^2 cos(pi x)``; the R3 paper's settings are ``d = 1e-4``, ``r = 5`` (docs/references.md).
 
 The reference comes from our Fourier / ETDRK4 solver (:mod:`pderepro.solvers.allen_cahn`),
 verified in ``results/validation/solvers.csv`` by self-convergence and against Strang

@@ -1,5 +1,5 @@
 """High-dimensional steady problems on the unit ball: the SDGD paper's test problems
-(Hu, Shukla, Karniadakis, Kawaguchi 2024, REFERENCES §6.3; as their released code
+(Hu, Shukla, Karniadakis, Kawaguchi 2024, docs/references.md; as their released code
 defines them).
 
 On ``|x| <= R`` in ``d`` dimensions the exact solution is

@@ -1,5 +1,5 @@
 """Convection ``u_t + beta u_x = 0`` on ``[0, 2 pi)`` periodic, ``t in [0, 1]``, ``u0 = sin x``
-(Krishnapriyan et al. 2021's failure mode; the R3 paper's first problem, REFERENCES §6.1).
+(Krishnapriyan et al. 2021's failure mode; the R3 paper's first problem, docs/references.md).
 
 The reference is exact: ``u = sin(x - beta t)`` (the authors' code shifts by FFT on the
 same grid, which is exact for this initial condition too).

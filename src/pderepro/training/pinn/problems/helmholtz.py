@@ -1,6 +1,6 @@
 """Helmholtz ``u_xx + u_yy + k^2 u = q`` on [-1, 1]^2 with ``u = 0`` on the boundary
 (Wang, Teng, Perdikaris 2021; the Physics-Informed Gaussians paper's first problem,
-REFERENCES §6.2): ``q`` is made so that ``u = sin(a_x pi x) sin(a_y pi y)``, exact.
+docs/references.md): ``q`` is made so that ``u = sin(a_x pi x) sin(a_y pi y)``, exact.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Klein-Gordon ``u_tt - (u_xx + u_yy) + u^2 = f`` on ``(x, y) in [-1, 1]^2``,
-``t in [0, 10]``: the Physics-Informed Gaussians paper's second problem (REFERENCES §6.2),
+``t in [0, 10]``: the Physics-Informed Gaussians paper's second problem (docs/references.md),
 which its released code takes from Separable PINNs (Cho et al. 2023). ``f`` makes
 ``u = (x + y) cos(k t) + x y sin(k t)`` exact (``k = 2``), so ``f = u^2 - k^2 u``.
 

@@ -2,7 +2,7 @@
 
 Daw, Bu, Wang, Perdikaris, Karpatne, "Mitigating Propagation Failures in
 Physics-informed Neural Networks using Retain-Resample-Release (R3) Sampling", ICML 2023,
-arXiv 2207.02338 (REFERENCES §6.1). Only the paper's abstract could be read here, so the
+arXiv 2207.02338 (docs/references.md). Only the paper's abstract could be read here, so the
 formulas and defaults below are those of the authors' code, arkadaw9/r3_sampling_icml2023
 at commit a1c24f39 (``Convection/sampler.py``, ``pinn_model.py`` and ``train.py``;
 Allen-Cahn's are the same), reimplemented from that description:
