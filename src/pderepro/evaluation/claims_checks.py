@@ -157,7 +157,9 @@ def _reference(
     best = int(
         np.argmin([x.value for x in values]) if lower else np.argmax([x.value for x in values])
     )
-    return _label(rows.iloc[best], list(where)), values[best]
+    # named like the rows it is compared with (model, method...), not by its filter
+    keys = [k for k in check["better"] if k in rows.columns] or list(where)
+    return _label(rows.iloc[best], keys), values[best]
 
 
 def _compare(group: pd.DataFrame, check: Mapping[str, Any], floor: float | None) -> Outcome:

@@ -29,7 +29,7 @@ ERRORS_COLUMNS = [
     "problem", "method", "label", "n_seeds", "rel_l2_mean", "rel_l2_std", "rel_l2_min",
     "rel_l2_max", "rel_l2_seeds", "quantity_mean", "quantity_std", "quantity_seeds",
     "quantity_reference", "quantity_rel_error", "quantity_rel_error_max", "residual_loss",
-    "validation_residual", "adam_iterations",
+    "residual_loss_max", "validation_residual", "validation_residual_min", "adam_iterations",
     "lbfgs_iterations", "s_per_iteration", "s_per_iteration_std", "lbfgs_s_per_iteration",
     "train_s", "run_s", "peak_memory_mb", "over_limit_seeds", "projected_s", "published",
     "published_best", "published_iterations", "published_verified",
@@ -104,7 +104,9 @@ def errors_table(
                     "quantity_rel_error_max": np.max(np.abs(trained - reference)) / abs(reference),
                 }),
                 "residual_loss": group["residual_loss"].mean(),
+                "residual_loss_max": group["residual_loss"].max(),
                 "validation_residual": group["validation_residual"].mean(),
+                "validation_residual_min": group["validation_residual"].min(),
                 "adam_iterations": int(group["adam_iterations"].iloc[0]),
                 "lbfgs_iterations": int(group["lbfgs_iterations"].iloc[0]),
                 "s_per_iteration": group["s_per_iteration"].mean(),
@@ -165,7 +167,9 @@ def errors_table(
         "order); residual_loss: the final training residual loss at the run's own collocation "
         "points, validation_residual: the mean squared residual at fresh points never trained "
         "on (what budgets are chosen on; far above residual_loss, the network fits its points "
-        "and nothing between them), both means over seeds; s_per_iteration: the Adam phase, "
+        "and nothing between them), both means over seeds (residual_loss_max, "
+        "validation_residual_min: the worst seed of each, which bound a claim's interval); "
+        "s_per_iteration: the Adam phase, "
         "logging excluded, mean and std over seeds (lbfgs_s_per_iteration: the L-BFGS "
         "phase's, line searches included); peak_memory_mb: what training added to the "
         "process's peak resident set "
