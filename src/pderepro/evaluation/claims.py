@@ -229,7 +229,7 @@ def claims_markdown(frame: pd.DataFrame, *, preset: str) -> str:
             for v, level in zip(frame["verdict"], frame["budget_level"], strict=True)
         ]
     )
-    shown = shown.drop(columns=["preset", "claims_digest"]).fillna("")
+    shown = shown.drop(columns=["preset", "claims_digest"]).astype(object).fillna("")
     return (
         f"# Paper claims at preset {preset}\n\n{len(frame)} claims: {verdict_counts(frame)}.\n\n"
         + (shown.to_markdown(index=False) if len(frame) else "")
