@@ -42,6 +42,7 @@ from pderepro.studies import (
 )
 from pderepro.studies.base import StudyKind
 from pderepro.studies.claims import CLAIMS_TARGETS, active, check_claims, claims_studies
+from pderepro.studies.claims_tables import check_claim_tables
 from pderepro.studies.schema import as_written, build_schema
 
 #: Every study kind, by the ``kind`` value of a study file.
@@ -144,6 +145,11 @@ def _study_file_errors(
         study = load_yaml(path)
     except ConfigError as err:
         return {}, [str(err)]
+    if not study:
+        return {}, [
+            f"{path}: the file is empty; a study file is a mapping with at least its kind "
+            f"({sorted(KINDS)}), claims and budget (docs/adding-a-study.md)"
+        ]
     kind = study.get("kind")
     if kind not in KINDS:
         return {}, [
@@ -168,6 +174,9 @@ def _study_file_errors(
                 KINDS[kind].check(where, study_at)
                 tables = KINDS[kind].claim_tables(name, study_at)
                 check_claims(where, study_at.get("claims", []), tables, presets, study_at)
+                check_claim_tables(
+                    where, study_at.get("claims", []), KINDS[kind].table_schemas(name, study_at)
+                )
             except ConfigError as err:
                 lines = [str(err)]
         for line in lines:

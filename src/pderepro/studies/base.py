@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from pderepro.config import ConfigError
+from pderepro.studies.claims_tables import TableSchema, table_columns
 
 #: Benchmark file of each benchmarked rule (Snakemake wildcards in braces): the rules
 #: declare them, and the kinds list them for the summary's wall times.
@@ -243,6 +244,24 @@ class StudyKind:
             for t in self.targets(name, study)
             if t.startswith(prefix) and t.endswith(".csv")
         }
+
+    def table_keys(self, study: Mapping[str, Any]) -> dict[str, dict[str, set[str]]]:
+        """``{table: {key column: the values its rows take}}``, as the study file names
+        them, for the dry-run check of the claims' filters; a column left out takes any
+        value (a number, or a label the code makes)."""
+        return {}
+
+    def table_schemas(self, name: str, study: Mapping[str, Any]) -> dict[str, TableSchema]:
+        """The declared columns (``schemas/tables.yaml``) and key values of the tables
+        the study's claims may read."""
+        keys = self.table_keys(study)
+        out = {}
+        for table in self.claim_tables(name, study):
+            columns = table_columns(self.name, table, study)
+            if columns is not None:
+                values = {c: frozenset(v) for c, v in keys.get(table, {}).items()}
+                out[table] = TableSchema(columns, values)
+        return out
 
     def benchmarks(self, name: str, study: Mapping[str, Any]) -> list[str]:
         """Benchmark files of the study's jobs, for the summary's wall times."""

@@ -58,6 +58,12 @@ class ClosuresKind(StudyKind):
         "smarl": {"timesteps", "batch"},
     }
 
+    def table_keys(self, study: Mapping[str, Any]) -> dict[str, dict[str, set[str]]]:
+        # "truth": the second truth ensemble, the noise floor of the online scores
+        rows = {"closure": {*study["closures"], "truth"}, "setup": set(study["setups"]),
+                "case": set(study["setups"])}  # fmt: skip
+        return {"offline": rows, "online": rows}
+
     def check(self, where: str, study: Mapping[str, Any]) -> None:
         if study["training_setup"] not in study["setups"]:
             raise ConfigError(

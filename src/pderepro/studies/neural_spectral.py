@@ -17,10 +17,8 @@ job; two tables (errors, speed) and one figure per study.
 
 from __future__ import annotations
 
-import ast
 from collections import Counter
 from collections.abc import Mapping
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +30,7 @@ from pderepro.studies.base import (
     figure_files,
     table_files,
 )
+from pderepro.studies.registry_source import check_parameters, registered_classes
 
 TABLES = ("errors", "speed")
 FIGURES = ("error_vs_time",)
@@ -47,32 +46,15 @@ RUN_FILES = {
 PROBLEMS_SOURCE = Path(__file__).parents[1] / "training" / "spectral"
 
 
-@cache
 def registered_problems() -> frozenset[str] | None:
     """Names of the operator problems registered in ``pderepro.training.spectral``, read
-    from its modules' source (a class decorated with ``register_operator_problem`` and its
-    ``name = "..."``); None where none is (the check is then left to the job).
+    from its modules' source (:func:`~pderepro.studies.registry_source.registered_classes`);
+    None where none is (the check is then left to the job).
 
     The registry itself (``OPERATOR_PROBLEMS``) imports torch; a unit test checks that this
     reading agrees with it.
     """
-    names = set()
-    for path in sorted(PROBLEMS_SOURCE.glob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text())):
-            if not isinstance(node, ast.ClassDef):
-                continue
-            decorators = [d.func if isinstance(d, ast.Call) else d for d in node.decorator_list]
-            if not any(isinstance(d, ast.Name) and d.id == "register_operator_problem"
-                       for d in decorators):  # fmt: skip
-                continue
-            for statement in node.body:
-                if (
-                    isinstance(statement, ast.Assign)
-                    and any(isinstance(t, ast.Name) and t.id == "name" for t in statement.targets)
-                    and isinstance(statement.value, ast.Constant)
-                ):
-                    names.add(statement.value.value)
-    return frozenset(names) or None
+    return frozenset(registered_classes(PROBLEMS_SOURCE, "register_operator_problem")) or None
 
 
 def run_file(kind: str, study: str, problem: str, method: str, seed: int) -> str:
@@ -204,14 +186,32 @@ class NeuralSpectralKind(StudyKind):
         "gpu": None,
     }
 
+    def table_keys(self, study: Mapping[str, Any]) -> dict[str, dict[str, set[str]]]:
+        problems, methods = set(study["problems"]), set(study["methods"])
+        kinds = {"spectral", "grid", "supervised", "no_learning"}
+        return {
+            "errors": {
+                "problem": problems,
+                "method": {*methods, "no_learning"},
+                "method_kind": kinds,
+            },
+            "speed": {"problem": problems, "method": {*methods, "solver"}},
+        }
+
     def check(self, where: str, study: Mapping[str, Any]) -> None:
-        problems = registered_problems()
+        problems = registered_classes(PROBLEMS_SOURCE, "register_operator_problem")
         for key, spec in study["problems"].items():
-            if problems is not None and spec["problem"] not in problems:
+            if spec["problem"] not in problems:
                 raise ConfigError(
                     f"config key '{where}.problems.{key}.problem': {spec['problem']!r} is "
                     f"not a registered operator problem ({sorted(problems)})"
                 )
+            check_parameters(
+                f"{where}.problems.{key}.parameters",
+                spec["parameters"],
+                problems[spec["problem"]],
+                f"operator problem {spec['problem']!r}",
+            )
             unknown = sorted(set(spec.get("methods", [])) - set(study["methods"]))
             if unknown:
                 raise ConfigError(

@@ -7,7 +7,7 @@ made from (:mod:`pderepro.evaluation.claims_snapshot`)::
 
     .venv/bin/python -m pderepro.studies.pages --results results
 
-``--results`` copies that run's Markdown tables into ``docs/studies/<study>/tables/``;
+``--results`` copies that run's tables (Markdown and CSV) into ``docs/studies/<study>/tables/``;
 without it the pages are rendered from the copies already there. Each page's generated
 part lies between :data:`BEGIN` and :data:`END`; everything after :data:`END` is the
 page's own prose and is kept. A unit test renders every page again from the study file,
@@ -141,13 +141,16 @@ def render_page(name: str, root: Path, snapshot: pd.DataFrame) -> str:
 
 
 def copy_tables(name: str, results: Path, root: Path) -> None:
-    """Replace ``docs/studies/<study>/tables`` by the run's ``results/<study>/tables/*.md``."""
+    """Replace ``docs/studies/<study>/tables`` by the run's ``results/<study>/tables``:
+    the Markdown for the page, the CSV as the record of each table's columns and rows
+    (which ``tests/unit/test_claims_tables.py`` holds ``schemas/tables.yaml`` to)."""
     target = root / "docs" / "studies" / name / "tables"
     if target.exists():
         shutil.rmtree(target)
     target.mkdir(parents=True)
-    for table in sorted((results / name / "tables").glob("*.md")):
-        shutil.copy2(table, target / table.name)
+    for table in sorted((results / name / "tables").glob("*.*")):
+        if table.suffix in (".md", ".csv"):
+            shutil.copy2(table, target / table.name)
 
 
 REFERENCES_HEAD = """# References

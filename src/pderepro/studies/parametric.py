@@ -35,6 +35,7 @@ from pderepro.studies.base import (
     figure_files,
     table_files,
 )
+from pderepro.studies.claims_tables import labels
 from pderepro.studies.resolution import dataset_benchmarks, dataset_jobs
 
 #: Figures of the models' experiment (and of the basic-forms experiment).
@@ -192,6 +193,25 @@ class ParametricKind(StudyKind):
         "models": {"run", "hparams", "training"},
         "figures": None,
     }
+
+    def table_keys(self, study: Mapping[str, Any]) -> dict[str, dict[str, set[str]]]:
+        # every model the file names, trained at this preset or not
+        models = {run["spec"].get("label", key) for (_, key), run in runs(study).items()}
+        models |= labels(study.get("models", {}))
+        models |= {f"{label}, teacher forcing" for label in
+                   labels({k: study["models"][k] for k in study["teacher_forcing"]})}  # fmt: skip
+        models.add("persistence (no learning)")  # the no-learning reference rows
+        pdes = set(study["pdes"])
+        cape = {"pde": pdes, "model": models, "split": {"seen", "unseen"}}
+        return {
+            "parameters": cape,
+            "cape_gains": cape,
+            "pdebench": {"pde": pdes},
+            "basic_forms": {
+                "training": {"target", "target+basic", "persistence"},
+                "split": {"id", "ood"},
+            },  # fmt: skip
+        }
 
     def check(self, where: str, study: Mapping[str, Any]) -> None:
         if not trained_models(study) and "basic_forms" not in study:

@@ -13,11 +13,9 @@ study-file entry.
 
 from __future__ import annotations
 
-import ast
 import copy
 from collections import Counter
 from collections.abc import Mapping
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +27,7 @@ from pderepro.studies.base import (
     figure_files,
     table_files,
 )
+from pderepro.studies.registry_source import check_parameters, registered_classes
 
 TABLES = ("errors",)
 #: The table of a study with a ``scaling`` block (rule pinn_scaling).
@@ -75,7 +74,6 @@ RUN_FILES = {
 PINN_SOURCE = Path(__file__).parents[1] / "training" / "pinn"
 
 
-@cache
 def registered(subpackage: str, decorator: str) -> frozenset[str]:
     """The ``name`` of every class decorated with ``decorator`` in the modules of
     ``pderepro.training.pinn.<subpackage>``, read from their source.
@@ -83,21 +81,7 @@ def registered(subpackage: str, decorator: str) -> frozenset[str]:
     The registries themselves (``PROBLEMS``, ``SAMPLERS``, ``WEIGHTINGS``) import torch;
     a unit test checks that this reading agrees with them.
     """
-    names = set()
-    for path in sorted((PINN_SOURCE / subpackage).glob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text())):
-            if not isinstance(node, ast.ClassDef):
-                continue
-            if not any(isinstance(d, ast.Name) and d.id == decorator for d in node.decorator_list):
-                continue
-            for statement in node.body:
-                if (
-                    isinstance(statement, ast.Assign)
-                    and any(isinstance(t, ast.Name) and t.id == "name" for t in statement.targets)
-                    and isinstance(statement.value, ast.Constant)
-                ):
-                    names.add(statement.value.value)
-    return frozenset(names)
+    return frozenset(registered_classes(PINN_SOURCE / subpackage, decorator))
 
 
 def run_file(kind: str, study: str, problem: str, method: str, seed: int) -> str:
@@ -192,8 +176,22 @@ class PhysicsInformedKind(StudyKind):
         "gpu": None,
     }
 
+    def table_keys(self, study: Mapping[str, Any]) -> dict[str, dict[str, set[str]]]:
+        methods = set(study["methods"])
+        published = study.get("published", {})
+        rows = {
+            *methods,
+            "no_learning",
+            *(f"{m}_best_seed" for m in methods),  # the paper's best-seed rows
+            *(f"published_{name}" for by in published.get("baselines", {}).values() for name in by),
+        }
+        keys = {"errors": {"problem": set(study["problems"]), "method": rows}}
+        families = {spec["family"] for spec in study["problems"].values() if "family" in spec}
+        keys[SCALING_TABLE] = {"method": methods, "family": families}
+        return keys
+
     def check(self, where: str, study: Mapping[str, Any]) -> None:
-        problems = registered("problems", "register_problem")
+        problems = registered_classes(PINN_SOURCE / "problems", "register_problem")
         samplers = registered("samplers", "register_sampler")
         weightings = registered("samplers", "register_weighting")
         for key, spec in study["problems"].items():
@@ -202,6 +200,13 @@ class PhysicsInformedKind(StudyKind):
                     f"config key '{where}.problems.{key}.problem': {spec['problem']!r} is "
                     f"not a registered problem ({sorted(problems)})"
                 )
+            what = f"problem {spec['problem']!r}"
+            check_parameters(
+                f"{where}.problems.{key}.parameters",
+                spec["parameters"],
+                problems[spec["problem"]],
+                what,
+            )
             if ("reference_grid" in spec) == ("reference_points" in spec):
                 raise ConfigError(
                     f"config key '{where}.problems.{key}': give reference_grid or "
@@ -235,6 +240,15 @@ class PhysicsInformedKind(StudyKind):
                         f"config key '{where}.methods.{key}.problems.{problem}': no such "
                         f"problem ({sorted(study['problems'])})"
                     )
+            for option in method.get("problem_options", {}):
+                for problem_key, spec in study["problems"].items():
+                    if option not in problems[spec["problem"]].parameters:
+                        raise ConfigError(
+                            f"config key '{where}.methods.{key}.problem_options.{option}': "
+                            f"not a parameter of problem {spec['problem']!r} "
+                            f"({problem_key}), which takes "
+                            f"{sorted(problems[spec['problem']].parameters)}"
+                        )
         figure = study["figures"]
         scattered = [k for k, spec in study["problems"].items() if "reference_points" in spec]
         if scattered and figure.get("predictions", True):

@@ -98,6 +98,10 @@ class RandomFeaturesKind(StudyKind):
         "slope": {"sizes", "resamples"},
     }
 
+    def table_keys(self, study: Mapping[str, Any]) -> dict[str, dict[str, set[str]]]:
+        dimensions = set(study["dimensions"])
+        return {"errors": {"dimension": dimensions}, "slopes": {"dimension": dimensions}}
+
     def check(self, where: str, study: Mapping[str, Any]) -> None:
         sizes = study["n_features"]
         if sizes != sorted(sizes):

@@ -26,6 +26,7 @@ from pderepro.studies.base import (
     table_files,
     unverified_note,
 )
+from pderepro.studies.claims_tables import SOLVER_ROW, labels
 from pderepro.studies.resolution import (
     check_models_fit,
     dataset_benchmarks,
@@ -108,6 +109,15 @@ class RegimesKind(StudyKind):
         "resolutions": None,
         "training": set(TRAINING_BUDGET_KEYS),
     }
+
+    def table_keys(self, study: Mapping[str, Any]) -> dict[str, dict[str, set[str]]]:
+        models = {*labels(study["models"]), *labels(study.get("baselines", {})), SOLVER_ROW}
+        regimes = labels(study["regimes"])
+        return {
+            "regimes": {"model": models, "regime": regimes},
+            "cost": {"model": models},
+            "superresolution": {"regime": regimes},
+        }
 
     def check(self, where: str, study: Mapping[str, Any]) -> None:
         run = run_regimes(study)

@@ -31,6 +31,7 @@ from pderepro.studies.base import (
     table_files,
     unverified_note,
 )
+from pderepro.studies.claims_tables import SOLVER_ROW, labels
 
 #: Splits of a dataset made by the generate and merge rules.
 SPLITS = ("train", "validation", "test")
@@ -91,6 +92,10 @@ class ResolutionKind(StudyKind):
         "resolutions": None,
         "training": set(TRAINING_BUDGET_KEYS),
     }
+
+    def table_keys(self, study: Mapping[str, Any]) -> dict[str, dict[str, set[str]]]:
+        models = {*labels(study["models"]), *labels(study.get("baselines", {})), SOLVER_ROW}
+        return {table: {"model": models} for table in ("resolution", "cost")}
 
     def check(self, where: str, study: Mapping[str, Any]) -> None:
         check_models_fit(where, study)
