@@ -30,3 +30,4 @@ rule all:
     default_target: True
     input:
         all_targets(),
+        REMADE,

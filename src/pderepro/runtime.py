@@ -1,4 +1,5 @@
-"""Process-level settings for workflow jobs: logging, threads, device.
+"""Process-level settings for workflow jobs: logging, threads, device, and what a failing
+job tells the console.
 
 Every job imports this module for its logging, so it imports torch only inside the
 functions that need it: a job that only reads tables never pays torch's import (1.5-3 s
@@ -14,7 +15,9 @@ import platform
 import resource
 import sys
 import time
+import traceback
 from pathlib import Path
+from types import TracebackType
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -44,10 +47,92 @@ def _log_finish(started: float) -> None:
     logging.getLogger(__name__).info(FINISH_LINE, time.monotonic() - started, cpu)
 
 
+#: The folders of files the workflow makes itself: a corrupt input there may be removed,
+#: since the next run makes it again (never a file the user brought).
+GENERATED_ROOTS = ("data", "results")
+
+
+#: The files jobs removed as corrupt, one per line, until a run makes them again: the
+#: Snakefile forces their re-creation (Snakemake itself ignores a deleted intermediate file
+#: whose downstream outputs exist) and so the rerun of every job that reads them.
+REMOVED_CORRUPT = Path(".pderepro") / "removed-corrupt.txt"
+
+
+def removed_corrupt_files(root: str | Path = ".") -> list[str]:
+    """The files (relative paths) jobs under ``root`` removed as corrupt, still to remake."""
+    path = Path(root) / REMOVED_CORRUPT
+    lines = path.read_text().splitlines() if path.exists() else []
+    return sorted({line for line in lines if line and not (Path(root) / line).exists()})
+
+
+def forget_remade(root: str | Path = ".") -> None:
+    """Drop the files that exist again from :data:`REMOVED_CORRUPT` (after a run)."""
+    path = Path(root) / REMOVED_CORRUPT
+    if path.exists():
+        pending = removed_corrupt_files(root)
+        if pending:
+            path.write_text("".join(f"{line}\n" for line in pending))
+        else:
+            path.unlink()
+
+
+def _job_name() -> str:
+    """``rule <name> (<wildcards>)`` of the Snakemake script job in this process."""
+    job = getattr(sys.modules.get("__main__"), "snakemake", None)
+    if job is None:
+        return Path(sys.argv[0]).name or "job"
+    wildcards = ", ".join(f"{k}={v}" for k, v in job.wildcards.items())
+    return f"rule {job.rule}" + (f" ({wildcards})" if wildcards else "")
+
+
+def _removable(path: Path) -> bool:
+    relative = _relative(path)
+    return relative is not None and relative.parts[:1] in ((r,) for r in GENERATED_ROOTS)
+
+
+def _relative(path: Path) -> Path | None:
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve())
+    except ValueError:
+        return None
+
+
+def failure_report(error: BaseException, log_path: str | Path | None) -> str:
+    """What the console shows when a job fails: the job, the error, the log, and for a
+    corrupt input (an error with a ``corrupt`` path, :class:`pderepro.data.io.DataFileError`)
+    that the file was removed and what the next run does (the file is removed here)."""
+    lines = [f"pderepro: {_job_name()} failed: {error}"]
+    corrupt = getattr(error, "corrupt", None)
+    if corrupt is not None and _removable(Path(corrupt)) and not Path(corrupt).is_dir():
+        Path(corrupt).unlink(missing_ok=True)  # a job beside this one may have removed it
+        REMOVED_CORRUPT.parent.mkdir(exist_ok=True)
+        with REMOVED_CORRUPT.open("a") as record:  # one short line: an atomic append
+            record.write(f"{_relative(Path(corrupt))}\n")
+        lines.append(
+            f"  {corrupt} is corrupt (truncated or damaged) and has been removed. Run the same "
+            "command again: it makes the file again and reruns every job that reads it, so "
+            "the tables and figures built from it are rebuilt too."
+        )
+    elif corrupt is not None:
+        lines.append(f"  {corrupt} is corrupt; it is not a file this workflow makes: replace it.")
+    if log_path is not None:
+        lines.append(f"  log: {log_path}")
+    return "\n".join(lines)
+
+
+def _on_failure(log_path: str | Path | None):
+    def hook(kind: type[BaseException], error: BaseException, tb: TracebackType | None) -> None:
+        traceback.print_exception(kind, error, tb)  # the whole story, into the job's log
+        print(failure_report(error, log_path), file=sys.__stderr__, flush=True)
+
+    return hook
+
+
 def setup_logging(log_path: str | Path | None, level: int = logging.INFO) -> None:
-    """Send logging (and stderr, where tqdm draws its progress line) to ``log_path``, and
-    log the job's start-up seconds now and its wall and CPU seconds at exit
-    (:data:`STARTUP_LINE`, :data:`FINISH_LINE`).
+    """Send logging (and stderr, where tqdm draws its progress line) to ``log_path``, log
+    the job's start-up seconds now and its wall and CPU seconds at exit
+    (:data:`STARTUP_LINE`, :data:`FINISH_LINE`), and on an uncaught error print
+    :func:`failure_report` to the console.
 
     Parameters
     ----------
@@ -73,6 +158,9 @@ def setup_logging(log_path: str | Path | None, level: int = logging.INFO) -> Non
     age = _process_age()
     logging.getLogger(__name__).info(STARTUP_LINE, age)
     atexit.register(_log_finish, time.monotonic() - age)
+    # a failing job names itself, its error and its log on the console, where Snakemake
+    # would show only a CalledProcessError; a corrupt generated input is removed
+    sys.excepthook = _on_failure(log_path)
 
 
 def select_device(preference: str = "auto") -> torch.device:

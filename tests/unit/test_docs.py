@@ -43,7 +43,8 @@ def test_the_readme_is_a_front_page():
 #: Paths a document may cite that a clean checkout need not hold: run outputs, the
 #: virtual environment, templates with placeholders.
 _GENERATED = (
-    "results/", "data/raw", "data/processed", ".venv", "RUN", "<", "tables/", "figures/",
+    "results/", "data/raw", "data/processed", ".venv", ".pderepro", "RUN", "<", "tables/",
+    "figures/",
 )  # fmt: skip
 #: Where a shortened source path (``stages/x.py``) is looked for besides the root.
 _PREFIXES = ("", "src/", "src/pderepro/")

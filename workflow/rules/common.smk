@@ -1,9 +1,11 @@
 # Config validation, the plan, the input-function adapter and wildcard constraints; no
 # rules here. What each study kind needs lives in pderepro.studies (one module per kind).
 import os
+import sys
 
 from pderepro.config import ConfigError
 from pderepro.data.scheduler import DASK_SCHEDULER_ENV
+from pderepro.runtime import forget_remade, removed_corrupt_files
 from pderepro.studies import (
     RESULTS_PAGE,
     closures,
@@ -40,6 +42,23 @@ if CONFIG["dask"]["scheduler_address"]:
     os.environ[DASK_SCHEDULER_ENV] = CONFIG["dask"]["scheduler_address"]
 
 PLAN = make_plan(CONFIG)
+
+# Files that jobs of an earlier run found corrupt and removed: targets of this run, so
+# that they are made again and every job that reads them reruns (Snakemake alone ignores
+# a deleted intermediate file whose downstream outputs exist).
+REMADE = removed_corrupt_files()
+if REMADE:
+    print(
+        f"pderepro: remaking {len(REMADE)} file(s) an earlier run removed as corrupt, and "
+        f"rerunning every job that reads them: {', '.join(REMADE)}",
+        file=sys.stderr,
+    )
+
+
+onsuccess:
+    forget_remade()
+
+
 ENV = "../../envs/pderepro.yaml"
 
 

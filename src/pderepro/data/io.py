@@ -18,7 +18,21 @@ log = logging.getLogger(__name__)
 
 
 class DataFileError(RuntimeError):
-    """An input file is missing, unreadable or not what the consumer expects."""
+    """An input file is missing, unreadable or not what the consumer expects.
+
+    Parameters
+    ----------
+    message : str
+        What is wrong, naming the file.
+    corrupt : path, optional
+        The file, where it cannot be read at all (truncated or damaged): the job's
+        failure handler (:func:`pderepro.runtime.setup_logging`) removes such a file
+        under ``data/`` or ``results/`` so that the next run makes it again.
+    """
+
+    def __init__(self, message: str, *, corrupt: str | Path | None = None) -> None:
+        super().__init__(message)
+        self.corrupt = None if corrupt is None else Path(corrupt)
 
 
 def _umask() -> int:
@@ -137,7 +151,7 @@ def open_netcdf(
     try:
         ds = xr.open_dataset(path, engine="netcdf4", chunks=chunks)
     except (OSError, ValueError) as err:
-        raise DataFileError(f"{path}: cannot be read as NetCDF ({err})") from err
+        raise DataFileError(f"{path}: cannot be read as NetCDF ({err})", corrupt=path) from err
     missing = [v for v in required if v not in ds.variables]
     if missing:
         ds.close()
@@ -153,7 +167,9 @@ def open_netcdf(
         try:
             ds = ds.load()
         except (OSError, RuntimeError, ValueError) as err:
-            raise DataFileError(f"{path}: data cannot be read, file corrupt? ({err})") from err
+            raise DataFileError(
+                f"{path}: data cannot be read, file corrupt? ({err})", corrupt=path
+            ) from err
         finally:
             ds.close()
     return ds
