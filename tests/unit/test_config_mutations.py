@@ -1,7 +1,8 @@
 """Mutations of every study file, of each class a new user makes, refused at dry run.
 
 The classes: an unknown key in a map that once took any key (a problem's ``parameters``,
-a method's ``problem_options``, a solver ladder's rung); a claim naming a column its
+a method's ``problem_options``, a solver ladder's rung, a ``published`` map's problem or
+model); a claim naming a column its
 table lacks (``column``, a filter's column, ``than_spread``) or a row value no row has;
 a wrong type; a negative or zero size in a preset; an empty or non-mapping study file.
 Each goes through ``pderepro.studies.resolve_config`` (what the Snakefile calls before any
@@ -75,6 +76,15 @@ def _open_map_mutations(name: str, doc: dict) -> list[Mutation]:
         if isinstance(spec, dict) and "problem_options" in spec:
             path = ("methods", key, "problem_options", "unknown_option_q")
             out.append(Mutation("unknown problem option", file, ".".join(path), _set(path, 1)))
+    values = doc.get("published", {}).get("values")
+    if isinstance(values, dict) and values and doc["kind"] != "parametric":
+        first = next(iter(values))
+
+        def misspell(d, first=first):
+            d["published"]["values"][f"{first}x"] = d["published"]["values"].pop(first)
+            return d
+
+        out.append(Mutation("published key", file, f"published.values.{first}x", misspell))
     return out
 
 

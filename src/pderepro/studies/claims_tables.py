@@ -124,3 +124,37 @@ def labels(entries: Mapping[str, Any]) -> set[str]:
         str(spec.get("label", key)) if isinstance(spec, Mapping) else str(key)
         for key, spec in entries.items()
     }
+
+
+def check_map_keys(
+    where: str, node: Any, levels: Sequence[Iterable[str] | None], what: Sequence[str]
+) -> None:
+    """Refuse a key of a nested map (``published.values``: ``{problem: {method: ...}}``)
+    that names nothing the study has, where a typo would drop a value silently.
+
+    Parameters
+    ----------
+    where : str
+        The map's config key.
+    node : mapping
+        The map.
+    levels : sequence
+        The allowed keys at each depth (None: any key, e.g. a resolution).
+    what : sequence of str
+        What the keys at each depth name, for the message (``problem``, ``method``).
+
+    Raises
+    ------
+    ConfigError
+        Naming the key, the allowed ones and the nearest.
+    """
+    if not levels or not isinstance(node, Mapping):
+        return
+    allowed = None if levels[0] is None else {str(k) for k in levels[0]}
+    for key, inner in node.items():
+        if allowed is not None and str(key) not in allowed:
+            raise ConfigError(
+                f"config key '{where}.{key}': not a {what[0]} of the study"
+                f"{_suggest(key, allowed)} ({sorted(allowed)})"
+            )
+        check_map_keys(f"{where}.{key}", inner, levels[1:], what[1:])

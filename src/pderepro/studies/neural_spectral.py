@@ -30,6 +30,7 @@ from pderepro.studies.base import (
     figure_files,
     table_files,
 )
+from pderepro.studies.claims_tables import check_map_keys
 from pderepro.studies.registry_source import check_parameters, registered_classes
 
 TABLES = ("errors", "speed")
@@ -200,6 +201,12 @@ class NeuralSpectralKind(StudyKind):
 
     def check(self, where: str, study: Mapping[str, Any]) -> None:
         problems = registered_classes(PROBLEMS_SOURCE, "register_operator_problem")
+        published, keys = study.get("published", {}), (study["problems"], study["methods"])
+        for name, depth in (("values", 2), ("iterations", 1), ("unverified", 1)):
+            check_map_keys(
+                f"{where}.published.{name}", published.get(name), keys[:depth],
+                ("problem", "method"),
+            )  # fmt: skip
         for key, spec in study["problems"].items():
             if spec["problem"] not in problems:
                 raise ConfigError(

@@ -26,7 +26,7 @@ from pderepro.studies.base import (
     table_files,
     unverified_note,
 )
-from pderepro.studies.claims_tables import SOLVER_ROW, labels
+from pderepro.studies.claims_tables import SOLVER_ROW, check_map_keys, labels
 from pderepro.studies.resolution import (
     check_models_fit,
     dataset_benchmarks,
@@ -120,6 +120,12 @@ class RegimesKind(StudyKind):
         }
 
     def check(self, where: str, study: Mapping[str, Any]) -> None:
+        published, models, regimes = study.get("published", {}), study["models"], study["regimes"]
+        check_map_keys(f"{where}.published.regimes", published.get("regimes"), [regimes],
+                       ("regime",))  # fmt: skip
+        for name in ("values", "unverified"):
+            check_map_keys(f"{where}.published.{name}", published.get(name), [models, regimes],
+                           ("model", "regime"))  # fmt: skip
         run = run_regimes(study)
         if not run:
             raise ConfigError(f"config key '{where}.regimes': the preset runs none of them")

@@ -31,7 +31,7 @@ from pderepro.studies.base import (
     table_files,
     unverified_note,
 )
-from pderepro.studies.claims_tables import SOLVER_ROW, labels
+from pderepro.studies.claims_tables import SOLVER_ROW, check_map_keys, labels
 
 #: Splits of a dataset made by the generate and merge rules.
 SPLITS = ("train", "validation", "test")
@@ -98,6 +98,10 @@ class ResolutionKind(StudyKind):
         return {table: {"model": models} for table in ("resolution", "cost")}
 
     def check(self, where: str, study: Mapping[str, Any]) -> None:
+        published = study.get("published", {})
+        for name in ("values", "unverified"):
+            check_map_keys(f"{where}.published.{name}", published.get(name), [study["models"]],
+                           ("model",))  # fmt: skip
         check_models_fit(where, study)
         known = set(study["models"]) | set(study.get("baselines", {}))
         for key in study.get("published", {}).get("values", {}):
