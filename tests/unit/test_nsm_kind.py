@@ -39,8 +39,8 @@ STUDY = "nsm"
         ("methods.pinn64.n", 1, "n"),
         ("methods.nsm.n_train", 16, "n_train"),
         ("problems.poisson.training.decay_iterations", 10, "past decay_iterations"),
-        ("published.values", {"heat": {"nsm": 1.0}}, "no such problem"),
-        ("published.iterations", {"heat": 10}, "no such problem"),
+        ("published.values", {"heat": {"nsm": 1.0}}, "not a problem of the study"),
+        ("published.iterations", {"heat": 10}, "not a problem of the study"),
         ("network.depth", 4, "depth"),
     ],
 )

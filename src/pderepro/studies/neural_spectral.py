@@ -201,12 +201,6 @@ class NeuralSpectralKind(StudyKind):
 
     def check(self, where: str, study: Mapping[str, Any]) -> None:
         problems = registered_classes(PROBLEMS_SOURCE, "register_operator_problem")
-        published, keys = study.get("published", {}), (study["problems"], study["methods"])
-        for name, depth in (("values", 2), ("iterations", 1), ("unverified", 1)):
-            check_map_keys(
-                f"{where}.published.{name}", published.get(name), keys[:depth],
-                ("problem", "method"),
-            )  # fmt: skip
         for key, spec in study["problems"].items():
             if spec["problem"] not in problems:
                 raise ConfigError(
@@ -247,13 +241,12 @@ class NeuralSpectralKind(StudyKind):
                     f"fewer than a batch ({study['training']['batch_size']})"
                 )
         published = study.get("published", {})
-        for problem, values in published.get("values", {}).items():
-            for method in values:
-                if problem not in study["problems"] or method not in study["methods"]:
-                    raise ConfigError(
-                        f"config key '{where}.published.values.{problem}.{method}': no such "
-                        "problem and method"
-                    )
+        keys = (study["problems"], study["methods"])
+        for name, depth in (("values", 2), ("iterations", 1), ("unverified", 1)):
+            check_map_keys(
+                f"{where}.published.{name}", published.get(name), keys[:depth],
+                ("problem", "method"),
+            )  # fmt: skip
         for problem, methods in published.get("unverified", {}).items():
             for method in methods:
                 if method not in published.get("values", {}).get(problem, {}):
@@ -261,12 +254,6 @@ class NeuralSpectralKind(StudyKind):
                         f"config key '{where}.published.unverified.{problem}': {method!r} "
                         "has no published value"
                     )
-        for problem in published.get("iterations", {}):
-            if problem not in study["problems"]:
-                raise ConfigError(
-                    f"config key '{where}.published.iterations.{problem}': no such problem "
-                    f"({sorted(study['problems'])})"
-                )
 
     def targets(self, name: str, study: Mapping[str, Any]) -> list[str]:
         return table_files(name, TABLES) + figure_files(name, FIGURES)
