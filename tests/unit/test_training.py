@@ -37,7 +37,10 @@ def _identity(x, y):
     return {"model": "fno", "seed": 0, "data_fingerprint": fingerprint(x, y)}
 
 
-def _run(tmp_path, epochs, name="resume.pt", x=None, y=None, model=None, validation=None, **cfg):
+def _run(
+    tmp_path, epochs, name="resume.pt", x=None, y=None, model=None, validation=None,
+    stop_epoch=None, **cfg,
+):  # fmt: skip
     x, y = _data() if x is None else (x, y)
     model = _model() if model is None else model
     cfg = TrainingConfig(epochs=epochs, batch_size=5, checkpoint_every=2, **cfg)
@@ -52,6 +55,7 @@ def _run(tmp_path, epochs, name="resume.pt", x=None, y=None, model=None, validat
         resume_path=tmp_path / name,
         validation=validation,
         progress=False,
+        stop_epoch=stop_epoch,
     )
     return model, rows
 
@@ -121,6 +125,27 @@ def test_resume_gives_the_same_weights_as_an_uninterrupted_run(tmp_path):
     resumed, rows = _run(tmp_path, epochs=6, name="resume.pt")
     assert [r["epoch"] for r in rows] == list(range(1, 7))
     for a, b in zip(full.state_dict().values(), resumed.state_dict().values(), strict=True):
+        assert torch.equal(a, b)
+
+
+def test_segments_give_the_weights_and_history_of_one_run(tmp_path):
+    """Epochs 1-3, 4-5 and 6-7 as three calls (three cluster jobs; segment ends that are
+    no multiple of checkpoint_every) equal one uninterrupted 7-epoch run, bit for bit, with
+    validation choosing the kept epoch and a decaying schedule."""
+    validation = _misleading_validation()
+    common = {"validation": validation, "learning_rate": 1e-2, "scheduler": "cosine"}
+    full, rows_full = _run(tmp_path, epochs=7, name="full.pt", **common)
+    for stop in (3, 5):
+        _, partial = _run(tmp_path, epochs=7, name="seg.pt", stop_epoch=stop, **common)
+        assert [r["epoch"] for r in partial] == list(range(1, stop + 1))
+        assert load_checkpoint(tmp_path / "seg.pt")["metadata"]["epoch"] == stop
+    segmented, rows = _run(tmp_path, epochs=7, name="seg.pt", **common)
+
+    def timeless(history):
+        return [{k: v for k, v in row.items() if k != "seconds"} for row in history]
+
+    assert timeless(rows) == timeless(rows_full)
+    for a, b in zip(full.state_dict().values(), segmented.state_dict().values(), strict=True):
         assert torch.equal(a, b)
 
 

@@ -168,6 +168,7 @@ def train(
     progress: bool = True,
     rank: int = 0,
     world_size: int = 1,
+    stop_epoch: int | None = None,
 ) -> list[dict[str, float]]:
     """Train ``model`` in place with Adam and ``cfg.loss``, resuming when possible.
 
@@ -200,6 +201,12 @@ def train(
         rank takes every ``world_size``-th sample of each global batch and its loss is
         scaled by ``world_size``, so the averaged gradients equal the single-process
         gradient of the whole batch.
+    stop_epoch : int, optional
+        End this call after that many epochs (counted from the run's start, below
+        ``cfg.epochs``), saving the full state (weights, optimiser, scheduler, shuffling
+        RNG, history, best weights so far) to ``resume_path``: one segment of a training
+        longer than a cluster job may run. The next call resumes from it, and the
+        segments together give the weights and history of one uninterrupted call.
 
     Returns
     -------
@@ -241,8 +248,9 @@ def train(
         )
     use_amp = cfg.amp_bf16 and device.type == "cuda"
     loss_fn, loss_key = LOSSES[cfg.loss], HISTORY_COLUMNS[cfg.loss]
+    end = cfg.epochs if stop_epoch is None else min(stop_epoch, cfg.epochs)
     bar = tqdm(
-        range(start_epoch, cfg.epochs),
+        range(start_epoch, end),
         initial=start_epoch,
         total=cfg.epochs,
         desc="train",
@@ -285,7 +293,9 @@ def train(
         bar.set_postfix(loss=f"{row[loss_key]:.3e}", lr=f"{lr:.1e}", refresh=False)
         log.debug("epoch %d: %s", epoch + 1, row)
         done = epoch + 1
-        if done % cfg.checkpoint_every == 0 and done < cfg.epochs and rank == 0:
+        segment_end = done == end and end < cfg.epochs
+        due = done % cfg.checkpoint_every == 0 or segment_end
+        if due and done < cfg.epochs and rank == 0:
             save_checkpoint(
                 resume_path,
                 metadata={"identity": identity, "epoch": done, "history": history},
@@ -296,6 +306,8 @@ def train(
                 **({"best_model": best_state} if best_state is not None else {}),
             )
     bar.close()
+    if end < cfg.epochs:  # a segment: the state is saved, the next segment goes on from it
+        return history
     if best_state is not None:
         model.load_state_dict(best_state)
         log.info("kept the weights of epoch %d (lowest validation loss)", selected_epoch(history))
