@@ -60,18 +60,23 @@ def _job_records() -> list[dict[str, str]]:
 # The executor is what is under test; the Burgers study exercises every resource kind
 # (CPU jobs, GPU training) and keeps the run short.
 CONFIG = ("--config", "preset=smoke", "studies=[fno_burgers]")
+#: Every training as two cluster jobs (a train_segment, then train_model resuming from it):
+#: the segmented run must give the local unsegmented run's table to the last digit.
+SEGMENTED = (*CONFIG, "cluster={min_segments: 2}")
+TRAINING_RULES = ("train_model", "train_segment")
 
 
 def _declared_resources(workdir: Path) -> list[dict[str, int]]:
-    """mem_mb and runtime of each training job, as the rule declares them (dry run)."""
-    dry = _snakemake(workdir, "-n", "--forceall", *CONFIG, seconds=120)
-    return declared_resources(dry.stdout)["train_model"]
+    """mem_mb and runtime of each training job, as the rules declare them (dry run)."""
+    dry = _snakemake(workdir, "-n", "--forceall", *SEGMENTED, seconds=120)
+    declared = declared_resources(dry.stdout)
+    return [job for rule in TRAINING_RULES for job in declared[rule]]
 
 
-def test_smoke_preset_through_slurm_matches_a_local_run(cluster, smoke_run, tmp_path):
+def test_segmented_smoke_preset_through_slurm_matches_a_local_run(cluster, smoke_run, tmp_path):
     workdir = copy_workflow(tmp_path)
     _site_profile(workdir)
-    result = _snakemake(workdir, "--profile", "profiles/slurm", *CONFIG, seconds=1500)
+    result = _snakemake(workdir, "--profile", "profiles/slurm", *SEGMENTED, seconds=1500)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-5000:]
 
     table = "results/fno_burgers/tables/resolution.csv"
@@ -87,9 +92,10 @@ def test_smoke_preset_through_slurm_matches_a_local_run(cluster, smoke_run, tmp_
     training = [
         r
         for r in _job_records()
-        if r.get("Comment", "").startswith("rule_train_model_") and r.get("WorkDir") == str(workdir)
+        if r.get("Comment", "").startswith(tuple(f"rule_{rule}_" for rule in TRAINING_RULES))
+        and r.get("WorkDir") == str(workdir)
     ]
-    assert len(training) == len(declared) == 6
+    assert len(training) == len(declared) == 12  # 6 trainings, each of 2 segments
     for record in training:
         assert "gpu:1" in record.get("TresPerJob", "") + record.get("TresPerNode", ""), record
         assert record["JobState"] == "COMPLETED", record

@@ -18,6 +18,7 @@ from pderepro.studies import (
     regimes,
     resolution,
     resolve_config,
+    training_segments,
 )
 from pderepro.studies.base import BENCHMARKS
 
@@ -85,3 +86,4 @@ wildcard_constraints:
     res=r"\d+",
     seed=r"\d+",
     model=r"[a-z0-9_]+",
+    segment=r"\d+",

@@ -6,6 +6,8 @@ rule train_model:
         train=from_plan(resolution.processed_train),
         validation=from_plan(resolution.processed_validation),
         stats=from_plan(resolution.processed_stats),
+        # a training longer than cluster.max_job_minutes: this job is its last segment
+        resume=from_plan(training_segments.previous_segment),
     output:
         checkpoint="results/{study}/models/{model}/res{res}/seed{seed}/checkpoint.pt",
         history="results/{study}/models/{model}/res{res}/seed{seed}/history.csv",
@@ -20,8 +22,36 @@ rule train_model:
     resources:
         gpu=from_plan(resolution.train_devices),
         mem_mb=from_plan(resolution.train_mem_mb),
-        runtime=from_plan(resolution.train_runtime),
+        runtime=from_plan(training_segments.train_runtime),
     params:
         run=from_plan(resolution.train_params),
+    script:
+        "../scripts/train_model.py"
+
+
+# The segments before the last of a training longer than cluster.max_job_minutes: each
+# trains up to its stop epoch from the previous one's state and saves its own.
+rule train_segment:
+    input:
+        train=from_plan(resolution.processed_train),
+        validation=from_plan(resolution.processed_validation),
+        stats=from_plan(resolution.processed_stats),
+        resume=from_plan(training_segments.previous_segment),
+    output:
+        state=training_segments.SEGMENT,
+    log:
+        "results/logs/train_segment/{study}/{model}/res{res}/seed{seed}/segment{segment}.log",
+    benchmark:
+        BENCHMARKS["train_segment"]
+    conda:
+        ENV
+    threads: from_plan(resolution.train_devices)
+    resources:
+        gpu=from_plan(resolution.train_devices),
+        mem_mb=from_plan(resolution.train_mem_mb),
+        runtime=from_plan(training_segments.train_runtime),
+    params:
+        run=from_plan(resolution.train_params),
+        stop_epoch=from_plan(training_segments.stop_epoch),
     script:
         "../scripts/train_model.py"

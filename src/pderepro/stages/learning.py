@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import shutil
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -31,7 +32,7 @@ from pderepro.models.normalised import NormalisedModel
 from pderepro.models.registry import build_model, count_parameters, effective_hparams
 from pderepro.runtime import describe_device, select_device, set_threads
 from pderepro.training import distributed
-from pderepro.training.checkpoint import fingerprint, save_checkpoint
+from pderepro.training.checkpoint import fingerprint, load_checkpoint, save_checkpoint
 from pderepro.training.loop import TrainingConfig, selected_epoch, train
 
 log = logging.getLogger(__name__)
@@ -85,6 +86,11 @@ def _load_stats(path: str, train: xr.Dataset) -> dict[str, float]:
     return {role: float(stats[name]) for role, name in names.items()}
 
 
+def _epoch(state: str | Path) -> int:
+    """The epoch a resumable state was saved at (0 where there is none)."""
+    return load_checkpoint(state)["metadata"]["epoch"] if Path(state).exists() else 0
+
+
 def run_train(
     *,
     train_path: str,
@@ -99,6 +105,8 @@ def run_train(
     seed: int,
     resolution: int,
     threads: int = 1,
+    resume_from: str | None = None,
+    stop_epoch: int | None = None,
 ) -> None:
     """Train one (model, resolution, seed) and write its checkpoint and history.
 
@@ -106,6 +114,11 @@ def run_train(
     validation split, never the test split), recorded as ``selected_epoch`` and
     ``val_rel_l2`` in its metadata. A killed job resumes from ``resume.pt`` beside the
     checkpoint when rerun with the same configuration and data.
+
+    A training longer than a cluster job runs in segments (rule ``train_segment``): a
+    segment gets ``stop_epoch`` and writes its full state to ``checkpoint`` (the segment
+    file; ``history`` is then None); the next segment, and the last one (this rule's
+    own job, which writes the checkpoint and history), start from ``resume_from``.
     """
     cfg = TrainingConfig.from_mapping(training)
     rank, local_rank, world_size = distributed.world()
@@ -123,6 +136,8 @@ def run_train(
             seed=seed,
             resolution=resolution,
             threads=threads,
+            resume_from=resume_from,
+            stop_epoch=stop_epoch,
         )
         distributed.launch(run_train, kwargs, cfg.devices)
         return
@@ -173,7 +188,12 @@ def run_train(
         describe_device(device),
         n_params,
     )
-    resume = Path(checkpoint).with_name("resume.pt")
+    # a segment's state is its output; a whole run's, resume.pt beside its checkpoint
+    resume = Path(checkpoint) if stop_epoch is not None else Path(checkpoint).with_name("resume.pt")
+    if resume_from is not None and rank == 0 and _epoch(resume) < _epoch(resume_from):
+        shutil.copyfile(resume_from, resume)  # the previous segment's state
+    if world_size > 1:
+        torch.distributed.barrier()  # every rank resumes from the copied state
     rows = train(
         wrapped,
         inputs,
@@ -186,9 +206,10 @@ def run_train(
         validation=(val_inputs, val_targets),
         rank=rank,
         world_size=world_size,
+        stop_epoch=stop_epoch,
     )
-    if rank != 0:  # rank 0 alone writes outputs
-        return
+    if rank != 0 or (stop_epoch is not None and stop_epoch < cfg.epochs):
+        return  # rank 0 alone writes outputs; a segment's output is its saved state
     chosen = selected_epoch(rows)
     log.info(
         "selected epoch %d of %d: validation relative L2 %.4g",

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from pderepro.config import (
     ConfigError,
     canonical,
@@ -44,6 +46,7 @@ from pderepro.studies.base import StudyKind
 from pderepro.studies.claims import CLAIMS_TARGETS, active, check_claims, claims_studies
 from pderepro.studies.claims_tables import check_claim_tables
 from pderepro.studies.schema import as_written, build_schema
+from pderepro.studies.training_segments import segment_jobs
 
 #: Every study kind, by the ``kind`` value of a study file.
 KINDS: dict[str, StudyKind] = {m.KIND.name: m.KIND for m in (
@@ -188,6 +191,11 @@ def _study_file_errors(
     return ({} if errors else merged), errors
 
 
+def _scalar(value: Any) -> Any:
+    """A command-line string as YAML reads it (``'4'``: 4), anything else as it is."""
+    return yaml.safe_load(value) if isinstance(value, str) else value
+
+
 def resolve_config(
     config: Mapping[str, Any], *, config_dir: str | Path = "config", schema_path: str | Path
 ) -> dict[str, Any]:
@@ -229,6 +237,8 @@ def resolve_config(
     top = copy.deepcopy(dict(config))
     if "study" in top:
         raise ConfigError("config key 'study' is filled in from config/studies; set 'studies'")
+    if isinstance(top.get("cluster"), dict):  # `--config cluster={...}` gives strings
+        top["cluster"] = {k: _scalar(v) for k, v in top["cluster"].items()}
     validate(top, schema)  # preset and study names first
     studies = {p.stem: p for p in sorted((config_dir / "studies").glob("*.yaml"))}
     missing = [name for name in top["studies"] if name not in studies]
@@ -346,6 +356,8 @@ class Plan:
             counts["validate_solvers"] = 1
         for name, study in self.studies.items():
             counts += self.kind(name).jobs(name, study)
+        # trainings longer than the cluster's longest job: their segments before the last
+        counts["train_segment"] = sum(segment_jobs(self, n, u) for n, u in self.units.items())
         return +counts  # drop rules with no job
 
     def claims_studies(self) -> dict[str, dict[str, Any]]:

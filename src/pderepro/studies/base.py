@@ -26,6 +26,9 @@ BENCHMARKS = {
     "generate_shard": "results/benchmarks/generate_shard/{dataset}/{split}-{shard}.tsv",
     "preprocess": "results/benchmarks/preprocess/{dataset}/res{res}.tsv",
     "train_model": "results/benchmarks/train_model/{study}/{model}/res{res}/seed{seed}.tsv",
+    "train_segment": (
+        "results/benchmarks/train_segment/{study}/{model}/res{res}/seed{seed}/segment{segment}.tsv"
+    ),
     "validate_solvers": "results/benchmarks/validate_solvers/validate_solvers.tsv",
     "generate_truth": "results/benchmarks/generate_truth/{study}/{setup}/{role}.tsv",
     "coarse_grain": "results/benchmarks/coarse_grain/{study}/{setup}.tsv",

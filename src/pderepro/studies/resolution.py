@@ -17,7 +17,7 @@ from pderepro.config import ConfigError, deep_merge
 from pderepro.data.layouts import subsample_stride
 from pderepro.data.sharding import n_shards, shard_bounds
 from pderepro.data.specs import dataset_spec
-from pderepro.resources import BASE_MB, BYTES_PER_MB, runtime_minutes
+from pderepro.resources import BASE_MB, BYTES_PER_MB
 from pderepro.studies.base import (
     BENCHMARKS,
     COST_CAPTION,
@@ -346,7 +346,7 @@ def preprocess_mem_mb(plan, dataset: str, **_: Any) -> int:
     return BASE_MB + int(dataset_spec(cfg["solver"]).split_mb(cfg, "train") / 4)
 
 
-def _sample_values(unit: Mapping[str, Any], res: int) -> float:
+def sample_values(unit: Mapping[str, Any], res: int) -> float:
     """Values of one processed sample (input and target) at resolution ``res``."""
     dataset = unit["dataset"]
     spec = dataset_spec(dataset["solver"])
@@ -355,20 +355,11 @@ def _sample_values(unit: Mapping[str, Any], res: int) -> float:
 
 def train_mem_mb(plan, study: str, res: str, **_: Any) -> int:
     unit = plan.units[study]
-    values = _sample_values(unit, int(res))
+    values = sample_values(unit, int(res))
     data_mb = 4 * unit["dataset"]["n_train"] * values / BYTES_PER_MB
     # data, activations of a batch and weights
     batch = unit["training"]["batch_size"]
     return BASE_MB + int(data_mb + ACTIVATIONS_PER_VALUE * 4 * batch * values / BYTES_PER_MB)
-
-
-def train_runtime(plan, study: str, model: str, res: str, **_: Any) -> int:
-    unit = plan.units[study]
-    training = model_training(unit, model)
-    values = _sample_values(unit, int(res))
-    ndim = dataset_spec(unit["dataset"]["solver"]).ndim
-    rate = TRAIN_1D_S_PER_VALUE_EPOCH if ndim == 1 else TRAIN_2D_S_PER_VALUE_EPOCH
-    return runtime_minutes(training["epochs"] * unit["dataset"]["n_train"] * values * rate)
 
 
 def train_devices(plan, study: str, model: str, **_: Any) -> int:
