@@ -10,8 +10,9 @@ import torch
 
 from pderepro.models import ARCHITECTURES, build_model, count_parameters
 from pderepro.models.fno import FNO1d
-from pderepro.models.layers import SpectralConv1d, SpectralConv2d, SpectralConv3d
+from pderepro.models.layers import SpectralConv1d
 from pderepro.models.registry import effective_hparams
+from pderepro.models.spectral_nd import SpectralConv2d, SpectralConv3d
 from pderepro.models.step1d import StepModel
 
 N = 64

@@ -10,8 +10,9 @@ import torch
 
 from pderepro.models.cnn import ResNet2d, UNet2d
 from pderepro.models.fno2d import FNO2d, FNO3d
-from pderepro.models.layers import ChannelLinear, SpectralConv2d, SpectralConv3d
+from pderepro.models.layers import ChannelLinear
 from pderepro.models.registry import count_parameters
+from pderepro.models.spectral_nd import SpectralConv2d, SpectralConv3d
 
 # Small configurations: name -> (class, hparams).
 SMALL = {

@@ -32,8 +32,9 @@ import torch
 from torch import Tensor, nn
 from torch.nn import functional as F
 
-from pderepro.models.layers import ChannelLinear, SpectralConv2d, SpectralConv3d
+from pderepro.models.layers import ChannelLinear
 from pderepro.models.rollout import RolloutMixin
+from pderepro.models.spectral_nd import SpectralConv2d, SpectralConv3d
 
 logger = logging.getLogger(__name__)
 

@@ -195,23 +195,15 @@ class ParametricKind(StudyKind):
     }
 
     def table_keys(self, study: Mapping[str, Any]) -> dict[str, dict[str, set[str]]]:
-        # every model the file names, trained at this preset or not
+        # every model the file names, trained at this preset or not, and the reference
         models = {run["spec"].get("label", key) for (_, key), run in runs(study).items()}
-        models |= labels(study.get("models", {}))
-        models |= {f"{label}, teacher forcing" for label in
-                   labels({k: study["models"][k] for k in study["teacher_forcing"]})}  # fmt: skip
-        models.add("persistence (no learning)")  # the no-learning reference rows
-        pdes = set(study["pdes"])
-        cape = {"pde": pdes, "model": models, "split": {"seen", "unseen"}}
-        return {
-            "parameters": cape,
-            "cape_gains": cape,
-            "pdebench": {"pde": pdes},
-            "basic_forms": {
-                "training": {"target", "target+basic", "persistence"},
-                "split": {"id", "ood"},
-            },  # fmt: skip
-        }
+        tf = labels({k: study["models"][k] for k in study["teacher_forcing"]})
+        models |= {*labels(study.get("models", {})), *(f"{m}, teacher forcing" for m in tf)}
+        cape = {"pde": set(study["pdes"]), "model": {*models, "persistence (no learning)"},
+                "split": {"seen", "unseen"}}  # fmt: skip
+        basic = {"training": {"target", "target+basic", "persistence"}, "split": {"id", "ood"}}
+        return {"parameters": cape, "cape_gains": cape, "pdebench": {"pde": cape["pde"]},
+                "basic_forms": basic}  # fmt: skip
 
     def check(self, where: str, study: Mapping[str, Any]) -> None:
         if not trained_models(study) and "basic_forms" not in study:
