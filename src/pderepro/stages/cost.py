@@ -93,7 +93,10 @@ def run_cost_table(
                     "model": metrics["model"].iloc[0],
                     "label": metrics["label"].iloc[0],
                     "resolution": int(metrics["resolution"].iloc[0]),
-                    "train_s": _benchmark_seconds(run["benchmark"]),
+                    # a segmented training: every segment's job, the last one included
+                    "train_s": sum(
+                        map(_benchmark_seconds, [*run.get("segments", []), run["benchmark"]])
+                    ),
                     "inference_s_per_sample": float(metrics["inference_s_per_sample"].iloc[0]),
                     "train_device": metrics["device"].iloc[0],
                     "inference_device": metrics["inference_device"].iloc[0],

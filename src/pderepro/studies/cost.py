@@ -8,6 +8,7 @@ from typing import Any
 
 from pderepro.studies.base import BENCHMARKS, COST_CAPTION
 from pderepro.studies.resolution import SPLITS, dataset_benchmarks, dataset_science
+from pderepro.studies.training_segments import n_segments
 
 
 def cost_units(plan, study: str) -> dict[str, dict[str, Any]]:
@@ -23,6 +24,7 @@ def cost_units(plan, study: str) -> dict[str, dict[str, Any]]:
                     study=name, model=model, res=res, seed=seed
                 ),
                 "metrics": f"results/{name}/metrics/{model}/res{res}/seed{seed}.csv",
+                **_segment_benchmarks(plan, name, model, res, seed),
             }
             for model in unit["models"]
             for res in unit["resolutions"]
@@ -38,11 +40,25 @@ def cost_units(plan, study: str) -> dict[str, dict[str, Any]]:
     return out
 
 
+def _segment_benchmarks(plan, unit: str, model: str, res: int, seed: int) -> dict[str, Any]:
+    """``{"segments": [benchmark files]}`` of a segmented training's train_segment jobs
+    (nothing for one that fits one job, so its params are as before)."""
+    n = n_segments(plan, unit, model, str(res))
+    if n == 1:
+        return {}
+    files = [
+        BENCHMARKS["train_segment"].format(study=unit, model=model, res=res, seed=seed, segment=k)
+        for k in range(n - 1)
+    ]
+    return {"segments": files}
+
+
 def cost_table_inputs(plan, study: str, **_: Any) -> list[str]:
     files = []
     for unit in cost_units(plan, study).values():
         files += unit["generate"] + unit["solver"]
-        files += [f for run in unit["runs"] for f in (run["benchmark"], run["metrics"])]
+        for run in unit["runs"]:
+            files += [run["benchmark"], run["metrics"], *run.get("segments", [])]
     return files
 
 
