@@ -1,9 +1,9 @@
 """Time and resolution errors of the PDEBench Burgers and diffusion-reaction solvers under
-the released initial-condition law (:mod:`pderepro.solvers.pdebench_ic`).
+the released initial-condition law (:mod:`pderepro.solvers.common.pdebench_ic`).
 
 The figures in the docstrings of :mod:`pderepro.solvers.viscous_burgers` and
 :mod:`pderepro.solvers.diffusion_reaction` come from this script. Samples are drawn with
-:func:`~pderepro.solvers.pdebench_ic.draw_initial_condition` (seeds ``0, 1, ...``) in three
+:func:`~pderepro.solvers.common.pdebench_ic.draw_initial_condition` (seeds ``0, 1, ...``) in three
 kinds: ``law`` (as drawn), ``abs`` (drawn, then ``absolute=True``: kinks) and ``window``
 (drawn, then ``windowed=True``: tanh edges of width 0.01), plus for Burgers two ``stress``
 fields with ``max |u0| = 3.996``, near the bound 4 that sets grid and step (offsets 3 plus
@@ -43,15 +43,15 @@ import time
 import numpy as np
 import torch
 
-from pderepro.solvers.diffusion_reaction import (
-    STEPS_PER_FRAME,
-    pdebench_diffusion_reaction_frames,
-)
-from pderepro.solvers.pdebench_ic import (
+from pderepro.solvers.common.pdebench_ic import (
     LAW_WAVELENGTH,
     SinesIC,
     draw_initial_condition,
     evaluate_initial_conditions,
+)
+from pderepro.solvers.diffusion_reaction import (
+    STEPS_PER_FRAME,
+    pdebench_diffusion_reaction_frames,
 )
 from pderepro.solvers.viscous_burgers import PDEBenchBurgersProblem, burgers_frames
 

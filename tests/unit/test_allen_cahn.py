@@ -14,8 +14,8 @@ from pderepro.solvers.allen_cahn import (
     reaction_flow,
     study_initial_condition,
 )
+from pderepro.solvers.common.etdrk4 import etdrk4_coefficients
 from pderepro.solvers.convection import convection_exact
-from pderepro.solvers.etdrk4 import etdrk4_coefficients
 
 
 def test_periodic_grid_leaves_out_the_right_end():

@@ -13,8 +13,8 @@ from pderepro.solvers.burgers import (
     heat_solution,
     solve_burgers,
 )
-from pderepro.solvers.errors import SolverDivergedError
-from pderepro.solvers.random_fields import grf_eigenvalues_1d, grf_periodic_1d
+from pderepro.solvers.common.errors import SolverDivergedError
+from pderepro.solvers.common.random_fields import grf_eigenvalues_1d, grf_periodic_1d
 from pderepro.solvers.verification import ETDRK4_ORDER, burgers_convergence
 
 CPU = "cpu"

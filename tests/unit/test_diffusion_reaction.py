@@ -13,12 +13,12 @@ from pderepro.config import ConfigError, validate
 from pderepro.data.io import open_layout_netcdf, write_netcdf
 from pderepro.data.specs import DATASET_SPECS
 from pderepro.solvers import diffusion_reaction_verification as verification
+from pderepro.solvers.common.pdebench_ic import cell_centres, draw_initial_condition, frame_times
 from pderepro.solvers.diffusion_reaction import (
     diffusion_reaction_frames,
     logistic,
     unit_interval_initial_conditions,
 )
-from pderepro.solvers.pdebench_ic import cell_centres, draw_initial_condition, frame_times
 from pderepro.studies import config_schema
 
 ROOT = Path(__file__).resolve().parents[2]

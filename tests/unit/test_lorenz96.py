@@ -12,7 +12,7 @@ import pytest
 
 import pderepro.solvers.lorenz96 as l96
 from pderepro.solvers import lorenz96_kernel
-from pderepro.solvers.errors import SolverDivergedError
+from pderepro.solvers.common.errors import SolverDivergedError
 from pderepro.solvers.lorenz96 import (
     Lorenz96Problem,
     attractor_state,

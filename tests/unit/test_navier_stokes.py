@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 
-from pderepro.solvers.errors import SolverDivergedError
+from pderepro.solvers.common.errors import SolverDivergedError
 from pderepro.solvers.navier_stokes import (
     NavierStokesProblem,
     NavierStokesStepper,

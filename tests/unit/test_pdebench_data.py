@@ -18,7 +18,7 @@ from pderepro.data.preprocess import normalisation_stats, subsample
 from pderepro.data.seeds import sample_seeds
 from pderepro.data.specs import DATASET_SPECS
 from pderepro.solvers.advection import advection_frames
-from pderepro.solvers.pdebench_ic import (
+from pderepro.solvers.common.pdebench_ic import (
     N_CELLS,
     N_FRAMES,
     T_FINAL,

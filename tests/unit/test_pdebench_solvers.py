@@ -10,8 +10,8 @@ import pytest
 
 from pderepro.solvers.advection import advect, advected_points, advection_frames
 from pderepro.solvers.burgers import cole_hopf_sine
-from pderepro.solvers.errors import SolverDivergedError
-from pderepro.solvers.pdebench_ic import (
+from pderepro.solvers.common.errors import SolverDivergedError
+from pderepro.solvers.common.pdebench_ic import (
     SPEED_BOUND,
     SinesIC,
     cell_centres,

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from pderepro.solvers import shallow_water_verification as verification
-from pderepro.solvers.errors import SolverDivergedError
+from pderepro.solvers.common.errors import SolverDivergedError
 from pderepro.solvers.shallow_water import (
     ShallowWaterProblem,
     face_fluxes,

@@ -76,7 +76,7 @@ import torch
 import xarray as xr
 
 from pderepro.data.conventions import apply_conventions
-from pderepro.solvers.errors import SolverDivergedError
+from pderepro.solvers.common.errors import SolverDivergedError
 from pderepro.solvers.les_filters import filter_width, filtered_pair, streamfunction
 from pderepro.solvers.navier_stokes import NavierStokesProblem, NavierStokesStepper
 from pderepro.solvers.torus import dealias_mask, default_device, sample_vorticity_grf, wavenumbers

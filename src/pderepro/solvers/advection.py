@@ -1,7 +1,7 @@
 """Linear advection ``u_t + beta u_x = 0`` on the periodic unit interval, solved exactly.
 
 The solution is the shifted initial condition, ``u(x, t) = u0((x - beta t) mod 1)``. Since
-the PDEBench initial conditions are formulas (:mod:`pderepro.solvers.pdebench_ic`), the
+the PDEBench initial conditions are formulas (:mod:`pderepro.solvers.common.pdebench_ic`), the
 formula is evaluated at the shifted points: exact at any shift, also where ``|.|`` leaves a
 kink, with no interpolation between grid values. The shift is reduced modulo 1 before it
 is subtracted, so large ``beta t`` (up to 14 for the released ``beta = 7``, ``T = 2``) costs
@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from pderepro.solvers.pdebench_ic import (
+from pderepro.solvers.common.pdebench_ic import (
     N_CELLS,
     N_FRAMES,
     T_FINAL,

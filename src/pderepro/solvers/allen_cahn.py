@@ -26,8 +26,8 @@ import math
 
 import numpy as np
 
-from pderepro.solvers.errors import SolverDivergedError
-from pderepro.solvers.etdrk4 import etdrk4_coefficients
+from pderepro.solvers.common.errors import SolverDivergedError
+from pderepro.solvers.common.etdrk4 import etdrk4_coefficients
 
 #: The study's instance (docs/references.md): diffusivity (length^2 / time), reaction rate
 #: (1 / time), periodic domain [lo, hi) (length units), final time (time units).

@@ -19,8 +19,8 @@ import torch
 from scipy.special import ive
 from tqdm import tqdm
 
-from pderepro.solvers.errors import SolverDivergedError
-from pderepro.solvers.etdrk4 import etdrk4_coefficients
+from pderepro.solvers.common.errors import SolverDivergedError
+from pderepro.solvers.common.etdrk4 import etdrk4_coefficients
 
 logger = logging.getLogger(__name__)
 

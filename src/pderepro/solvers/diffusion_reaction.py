@@ -11,7 +11,7 @@ code, and only the full equation carries a splitting error, of second order in `
 (verified by self-convergence in
 :mod:`pderepro.solvers.diffusion_reaction_verification`).
 
-Initial conditions are the PDEBench law's fields (:mod:`pderepro.solvers.pdebench_ic`)
+Initial conditions are the PDEBench law's fields (:mod:`pderepro.solvers.common.pdebench_ic`)
 mapped into [0, 1] sample by sample, ``(u0 - min u0) / (max u0 - min u0)`` over the grid,
 as the released generator does (docs/references.md). The
 logistic map keeps values in [0, 1]; the heat semigroup does too, while on the grid its
@@ -26,7 +26,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from pderepro.solvers.pdebench_ic import (
+from pderepro.solvers.common.pdebench_ic import (
     N_CELLS,
     SinesIC,
     cell_centres,

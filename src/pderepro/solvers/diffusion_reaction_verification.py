@@ -20,20 +20,20 @@ import math
 import numpy as np
 import pandas as pd
 
-from pderepro.solvers.diffusion_reaction import (
-    N_FRAMES,
-    T_FINAL,
-    diffusion_reaction_frames,
-    logistic,
-    unit_interval_initial_conditions,
-)
-from pderepro.solvers.pdebench_ic import (
+from pderepro.solvers.common.pdebench_ic import (
     N_CELLS,
     SinesIC,
     cell_centres,
     draw_initial_condition,
     evaluate_initial_conditions,
     frame_times,
+)
+from pderepro.solvers.diffusion_reaction import (
+    N_FRAMES,
+    T_FINAL,
+    diffusion_reaction_frames,
+    logistic,
+    unit_interval_initial_conditions,
 )
 from pderepro.solvers.verification import COLUMNS, observed_orders
 

@@ -57,7 +57,7 @@ from collections.abc import Callable
 import numpy as np
 import torch
 
-from pderepro.solvers.errors import SolverDivergedError
+from pderepro.solvers.common.errors import SolverDivergedError
 from pderepro.solvers.navier_stokes_problem import NavierStokesProblem
 from pderepro.solvers.torus import (
     complex_dtype,

@@ -20,9 +20,9 @@ import math
 import numpy as np
 import torch
 
+from pderepro.solvers.common.random_fields import fourier_upsample
 from pderepro.solvers.diffusion_reaction import diffusion_reaction_frames
 from pderepro.solvers.navier_stokes import NavierStokesProblem, solve_navier_stokes
-from pderepro.solvers.random_fields import fourier_upsample
 
 
 def poisson_solution(source: np.ndarray) -> np.ndarray:

@@ -19,12 +19,12 @@ import math
 import numpy as np
 import pandas as pd
 
+from pderepro.solvers.common.random_fields import sample_periodic_kernel_grf
 from pderepro.solvers.nsm_reference import (
     navier_stokes_reference,
     poisson_solution,
     reaction_diffusion_reference,
 )
-from pderepro.solvers.random_fields import sample_periodic_kernel_grf
 from pderepro.solvers.verification import COLUMNS, observed_orders
 
 logger = logging.getLogger(__name__)

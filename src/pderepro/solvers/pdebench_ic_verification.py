@@ -1,6 +1,6 @@
 """Verification of the PDEBench initial-condition law (rows of ``solvers.csv``).
 
-:mod:`pderepro.solvers.pdebench_ic` implements the law of the released generator from its
+:mod:`pderepro.solvers.common.pdebench_ic` implements the law of the released generator from its
 description (docs/references.md). These rows test a few thousand draws against what the law
 implies exactly: the share of samples with a doubled mode (two equal draws: 1/4), with
 ``|.|`` (0.1), with the window (0.1), with a negative sign (1/2), the mean number of constant
@@ -23,7 +23,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from pderepro.solvers.pdebench_ic import (
+from pderepro.solvers.common.pdebench_ic import (
     CANDIDATE_MODES,
     N_CELLS,
     SPEED_BOUND,

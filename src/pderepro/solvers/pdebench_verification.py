@@ -34,7 +34,7 @@ import pandas as pd
 
 from pderepro.solvers.advection import RELEASED_BETAS, advect
 from pderepro.solvers.burgers import cole_hopf_sine
-from pderepro.solvers.pdebench_ic import (
+from pderepro.solvers.common.pdebench_ic import (
     N_CELLS,
     SinesIC,
     cell_centres,

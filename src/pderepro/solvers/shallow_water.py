@@ -44,7 +44,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pderepro.solvers.errors import SolverDivergedError
+from pderepro.solvers.common.errors import SolverDivergedError
 from pderepro.solvers.shallow_water_fluxes import (
     face_states,
     pad_ghost,

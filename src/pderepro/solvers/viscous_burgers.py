@@ -14,7 +14,7 @@ internal grid finer than the saved 1024 cells where ``nu`` demands it. Why this 
 Resolution. A viscous front with jump ``du`` has the profile ``tanh(du (x - s) / (4 eps))``,
 width ``delta = 4 eps / du``, and Fourier coefficients decaying like ``exp(-pi k delta / 2)``.
 By the maximum principle ``|u| <= U = max |u0|`` (``U <= 4``, :data:`SPEED_BOUND
-<pderepro.solvers.pdebench_ic.SPEED_BOUND>`, for the PDEBench law), so ``du <= 2 U`` and
+<pderepro.solvers.common.pdebench_ic.SPEED_BOUND>`, for the PDEBench law), so ``du <= 2 U`` and
 ``delta >= 2 eps / U``. The internal grid is the smallest ``1024 * 2^p`` points with
 ``points_per_front`` (default 5) points per ``2 eps / U``; the coefficients at the 2/3 cutoff
 are then below ``exp(-pi^2 points_per_front / 3) ~ 7e-8`` (measured for ``2 sin(8 pi x)`` at
@@ -42,7 +42,7 @@ alias an ``O(N^-2)`` error into the low modes, which viscosity does not remove (
 2.8e-5 relative at ``nu = 0.1``, 1024 points; 2.1e-5 at ``nu = 0.01``, 2048, under the
 earlier two-sine law). The formula is therefore sampled 8 times finer and the solve starts
 from the internal grid's Fourier modes of those samples: 2.5e-7 and 1.2e-7. The window's
-2e-9 periodic mismatch (:mod:`pderepro.solvers.pdebench_ic`) adds an error of that size. The
+2e-9 periodic mismatch (:mod:`pderepro.solvers.common.pdebench_ic`) adds an error of that size. The
 law's wrap-around jump at ``x = 0`` (up to 0.05) is not resolved at ``t = 0`` and leaves a
 first-order error ``O(jump / N)`` that the spectral tail (below 1e-17) does not show. Against
 a 4 times finer grid, relative to ``max |u0|``: 1.4e-5 at ``nu = 0.1`` over 12 law draws (a
@@ -68,8 +68,8 @@ import numpy as np
 import torch
 
 from pderepro.solvers.burgers import BurgersETDRK4
-from pderepro.solvers.errors import SolverDivergedError
-from pderepro.solvers.pdebench_ic import SinesIC, evaluate_initial_conditions
+from pderepro.solvers.common.errors import SolverDivergedError
+from pderepro.solvers.common.pdebench_ic import SinesIC, evaluate_initial_conditions
 
 # The problem lives in a torch-free module so that the data specs can size generation jobs
 # from its grid and step rule at DAG-build time; re-exported here, where it is solved.
@@ -229,7 +229,8 @@ def burgers_frames(
     Parameters
     ----------
     ics : sequence of SinesIC
-        ``S`` initial conditions (:func:`~pderepro.solvers.pdebench_ic.draw_initial_condition`).
+        ``S`` initial conditions
+        (:func:`~pderepro.solvers.common.pdebench_ic.draw_initial_condition`).
     problem : PDEBenchBurgersProblem
         Viscosity, grids and step.
     oversample : int

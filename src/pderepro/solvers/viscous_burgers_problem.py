@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pderepro.solvers.pdebench_ic import N_CELLS, N_FRAMES, SPEED_BOUND, T_FINAL
+from pderepro.solvers.common.pdebench_ic import N_CELLS, N_FRAMES, SPEED_BOUND, T_FINAL
 
 __all__ = ["PDEBenchBurgersProblem"]
 
