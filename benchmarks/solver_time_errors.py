@@ -1,7 +1,7 @@
 """Time and resolution errors of the PDEBench Burgers and diffusion-reaction solvers under
 the released initial-condition law (:mod:`pderepro.solvers.common.pdebench_ic`).
 
-The figures in the docstrings of :mod:`pderepro.solvers.viscous_burgers` and
+The figures in the docstrings of :mod:`pderepro.solvers.burgers.viscous_burgers` and
 :mod:`pderepro.solvers.diffusion_reaction` come from this script. Samples are drawn with
 :func:`~pderepro.solvers.common.pdebench_ic.draw_initial_condition` (seeds ``0, 1, ...``) in three
 kinds: ``law`` (as drawn), ``abs`` (drawn, then ``absolute=True``: kinks) and ``window``
@@ -43,6 +43,7 @@ import time
 import numpy as np
 import torch
 
+from pderepro.solvers.burgers.viscous_burgers import PDEBenchBurgersProblem, burgers_frames
 from pderepro.solvers.common.pdebench_ic import (
     LAW_WAVELENGTH,
     SinesIC,
@@ -53,7 +54,6 @@ from pderepro.solvers.diffusion_reaction import (
     STEPS_PER_FRAME,
     pdebench_diffusion_reaction_frames,
 )
-from pderepro.solvers.viscous_burgers import PDEBenchBurgersProblem, burgers_frames
 
 #: ``max |u0| = 3 * 0.999 + 0.999``: three offsets and mode 8, sign -1.
 STRESS_OFFSET_MODE8 = SinesIC(

@@ -15,7 +15,7 @@ from pderepro.solvers.allen_cahn import (
     study_initial_condition,
 )
 from pderepro.solvers.common.etdrk4 import etdrk4_coefficients
-from pderepro.solvers.convection import convection_exact
+from pderepro.solvers.transport.advection import convection_exact
 
 
 def test_periodic_grid_leaves_out_the_right_end():

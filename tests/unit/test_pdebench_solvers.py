@@ -8,8 +8,13 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from pderepro.solvers.advection import advect, advected_points, advection_frames
-from pderepro.solvers.burgers import cole_hopf_sine
+from pderepro.solvers.burgers.burgers import cole_hopf_sine
+from pderepro.solvers.burgers.viscous_burgers import (
+    RELEASED_NUS,
+    PDEBenchBurgersProblem,
+    burgers_frames,
+    solve_viscous_burgers,
+)
 from pderepro.solvers.common.errors import SolverDivergedError
 from pderepro.solvers.common.pdebench_ic import (
     SPEED_BOUND,
@@ -29,13 +34,8 @@ from pderepro.solvers.pdebench_verification import (
     cole_hopf_sines,
     steep_front_convergence,
 )
+from pderepro.solvers.transport.advection import advect, advected_points, advection_frames
 from pderepro.solvers.verification import COLUMNS
-from pderepro.solvers.viscous_burgers import (
-    RELEASED_NUS,
-    PDEBenchBurgersProblem,
-    burgers_frames,
-    solve_viscous_burgers,
-)
 
 X = cell_centres()
 

@@ -29,7 +29,11 @@ import xarray as xr
 
 from pderepro.data.seeds import sample_seeds
 from pderepro.data.specs import DATASET_SPECS
-from pderepro.solvers.advection import advection_frames
+from pderepro.solvers.burgers.viscous_burgers import (
+    OVERSAMPLE,
+    PDEBenchBurgersProblem,
+    burgers_frames,
+)
 from pderepro.solvers.common.pdebench_ic import (
     SinesIC,
     cell_centres,
@@ -37,7 +41,7 @@ from pderepro.solvers.common.pdebench_ic import (
     frame_times,
 )
 from pderepro.solvers.diffusion_reaction import pdebench_diffusion_reaction_frames
-from pderepro.solvers.viscous_burgers import OVERSAMPLE, PDEBenchBurgersProblem, burgers_frames
+from pderepro.solvers.transport.advection import advection_frames
 
 log = logging.getLogger(__name__)
 
@@ -51,10 +55,11 @@ ADVECTION_BATCH = 64
 #: frames) stay within the job's memory margin (about 0.4 GB at 64). Grid and step never
 #: depend on the batch, so neither do the data.
 BURGERS_BATCH = {"cpu": 16, "cuda": 64}
-#: Largest accepted spectral tail (:class:`~pderepro.solvers.viscous_burgers.BurgersFrames`),
-#: about the relative spatial error: two orders below the smallest published PDEBench
-#: nRMSE (2.9e-3, docs/references.md), so that data error cannot show in a comparison. The
-#: solver's default ``points_per_front = 5`` gives 1e-7 or less.
+#: Largest accepted spectral tail
+#: (:class:`~pderepro.solvers.burgers.viscous_burgers.BurgersFrames`), about the relative spatial
+#: error: two orders below the smallest published PDEBench nRMSE (2.9e-3, docs/references.md), so
+#: that data error cannot show in a comparison. The solver's default ``points_per_front = 5`` gives
+#: 1e-7 or less.
 MAX_SPECTRAL_TAIL = 1e-5
 
 

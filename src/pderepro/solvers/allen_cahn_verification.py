@@ -20,7 +20,7 @@ fail (the tolerances are the unit tests', ``tests/unit/test_allen_cahn.py``):
   201 frames, which sits at the kink of ``u0``'s periodic extension (``x = -1``) in the
   first frames and converges only algebraically (tolerance 2e-3; measured 8.3e-4; as a
   relative L2 over all frames, 1.1e-5 against 4096 points);
-* the convection formula :func:`~pderepro.solvers.convection.convection_exact` against the
+* the convection formula :func:`~pderepro.solvers.transport.advection.convection_exact` against the
   exact propagation of the grid's Fourier modes (the reference of the study's code, 512
   points, 251 frames): round-off (tolerance 1e-11; measured 4.5e-15).
 
@@ -46,8 +46,8 @@ from pderepro.solvers.allen_cahn import (
     periodic_grid,
     study_initial_condition,
 )
-from pderepro.solvers.convection import BETA, convection_exact
-from pderepro.solvers.convection import DOMAIN as CONVECTION_DOMAIN
+from pderepro.solvers.transport.advection import BETA, convection_exact
+from pderepro.solvers.transport.advection import DOMAIN as CONVECTION_DOMAIN
 from pderepro.solvers.verification import COLUMNS, observed_orders
 
 logger = logging.getLogger(__name__)

@@ -1,6 +1,6 @@
 """Verification of the PDEBench advection and Burgers solvers (rows of ``solvers.csv``).
 
-Advection (:mod:`pderepro.solvers.advection`) evaluates the initial formula at shifted
+Advection (:mod:`pderepro.solvers.transport.advection`) evaluates the initial formula at shifted
 points, so comparing it with the same formula proves nothing. Two checks that can fail:
 
 * grid-aligned shifts ``beta t = m / 1024`` against ``numpy.roll`` of the initial frame, for
@@ -10,12 +10,12 @@ points, so comparing it with the same formula proves nothing. Two checks that ca
   sines with modes below the Nyquist mode. It checks the direction, the time scaling, the
   modulo and the half-cell offset of the sampled points independently of the formula.
 
-Burgers (:mod:`pderepro.solvers.viscous_burgers`):
+Burgers (:mod:`pderepro.solvers.burgers.viscous_burgers`):
 
 * at moderate ``nu`` (0.1 and 1) against the Cole-Hopf Bessel series
-  :func:`~pderepro.solvers.burgers.cole_hopf_sine` with diffusivity ``nu / pi``, every frame up
-  to ``T = 2``; the error is relative to the largest ``|u|`` of the trajectory (at ``nu = 1``
-  the field decays to 1e-11 of its start, where a per-frame ratio measures round-off);
+  :func:`~pderepro.solvers.burgers.burgers.cole_hopf_sine` with diffusivity ``nu / pi``, every frame
+  up to ``T = 2``; the error is relative to the largest ``|u|`` of the trajectory (at ``nu = 1`` the
+  field decays to 1e-11 of its start, where a per-frame ratio measures round-off);
 * at ``nu = 1e-3``, where the series cancels catastrophically (it sums terms of size
   ``exp(z)``, ``z = A / (4 nu)``), against Cole-Hopf as a Laplace integral evaluated with
   log-sum-exp weights (:func:`cole_hopf_sines`), and by self-convergence: the internal grid
@@ -32,8 +32,8 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from pderepro.solvers.advection import RELEASED_BETAS, advect
-from pderepro.solvers.burgers import cole_hopf_sine
+from pderepro.solvers.burgers.burgers import cole_hopf_sine
+from pderepro.solvers.burgers.viscous_burgers import PDEBenchBurgersProblem, solve_viscous_burgers
 from pderepro.solvers.common.pdebench_ic import (
     N_CELLS,
     SinesIC,
@@ -42,8 +42,8 @@ from pderepro.solvers.common.pdebench_ic import (
     evaluate_initial_conditions,
     frame_times,
 )
+from pderepro.solvers.transport.advection import RELEASED_BETAS, advect
 from pderepro.solvers.verification import COLUMNS, observed_orders
-from pderepro.solvers.viscous_burgers import PDEBenchBurgersProblem, solve_viscous_burgers
 
 logger = logging.getLogger(__name__)
 

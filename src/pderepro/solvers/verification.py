@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from pderepro.solvers.burgers import BurgersProblem, cole_hopf_sine, solve_burgers
+from pderepro.solvers.burgers.burgers import BurgersProblem, cole_hopf_sine, solve_burgers
 
 logger = logging.getLogger(__name__)
 

@@ -1,11 +1,19 @@
-"""Linear advection ``u_t + beta u_x = 0`` on the periodic unit interval, solved exactly.
+"""Linear advection ``u_t + beta u_x = 0`` with periodic boundaries, solved exactly: the
+solution is the shifted initial condition, ``u(x, t) = u0(x - beta t)``.
 
-The solution is the shifted initial condition, ``u(x, t) = u0((x - beta t) mod 1)``. Since
-the PDEBench initial conditions are formulas (:mod:`pderepro.solvers.common.pdebench_ic`), the
+Two instances. PDEBench's advection on the periodic unit interval,
+``u(x, t) = u0((x - beta t) mod 1)`` (:func:`advect`, :func:`advection_frames`): since the
+PDEBench initial conditions are formulas (:mod:`pderepro.solvers.common.pdebench_ic`), the
 formula is evaluated at the shifted points: exact at any shift, also where ``|.|`` leaves a
 kink, with no interpolation between grid values. The shift is reduced modulo 1 before it
 is subtracted, so large ``beta t`` (up to 14 for the released ``beta = 7``, ``T = 2``) costs
 no absolute precision in the points.
+
+The convection problem of the physics-informed study (docs/references.md), on
+``x in [0, 2 pi)`` periodic, ``t in [0, 1]``, ``u0 = sin x``: the travelling wave
+``u(x, t) = sin(x - beta t)`` (:func:`convection_exact`); the study uses ``beta = 50``
+(:data:`BETA`). The formula is checked against the propagation of the grid's Fourier modes
+by :mod:`pderepro.solvers.allen_cahn_verification`.
 """
 
 from __future__ import annotations
@@ -28,9 +36,15 @@ from pderepro.solvers.common.pdebench_ic import (
 #: Advection speeds of the released PDEBench data (length / time).
 RELEASED_BETAS = (0.1, 0.2, 0.4, 0.7, 1.0, 2.0, 4.0, 7.0)
 
+#: The convection study's instance: speed (length / time), periodic domain [lo, hi) (length
+#: units), final time (time units; :data:`T_FINAL` is PDEBench's).
+BETA = 50.0
+DOMAIN = (0.0, 2.0 * math.pi)
+CONVECTION_T_FINAL = 1.0
+
 
 def _check_beta(beta: float) -> float:
-    if isinstance(beta, bool) or not isinstance(beta, int | float | np.floating):
+    if isinstance(beta, bool) or not isinstance(beta, int | float | np.integer | np.floating):
         raise ValueError(f"beta must be a real number, got {beta!r}")
     if not math.isfinite(beta):
         raise ValueError(f"beta must be finite, got {beta!r}")
@@ -121,3 +135,28 @@ def advection_frames(
     for k, t in enumerate(times):
         frames[:, k] = advect(ics, beta, x, float(t))
     return frames
+
+
+def convection_exact(x: np.ndarray, t: np.ndarray, beta: float = BETA) -> np.ndarray:
+    """``u(x, t) = sin(x - beta t)``, the solution of ``u_t + beta u_x = 0``, ``u0 = sin x``.
+
+    Parameters
+    ----------
+    x : numpy.ndarray
+        Points (length units), shape ``(nx,)``.
+    t : numpy.ndarray
+        Times (time units), shape ``(nt,)``.
+    beta : float
+        Convection speed (length / time), any sign.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(nt, nx)``, float64 (dimensionless).
+    """
+    beta = _check_beta(beta)
+    x = np.asarray(x, dtype=np.float64)
+    t = np.asarray(t, dtype=np.float64)
+    if x.ndim != 1 or t.ndim != 1:
+        raise ValueError(f"x and t must be 1-D, got shapes {x.shape} and {t.shape}")
+    return np.sin(x[None, :] - beta * t[:, None])  # (nt, nx)

@@ -1,7 +1,7 @@
 """PDEBench viscous Burgers ``u_t + (u^2 / 2)_x = (nu / pi) u_xx`` on the periodic unit interval.
 
 Method: Fourier pseudo-spectral in space with the 2/3 rule and ETDRK4 in time, by reusing
-:class:`~pderepro.solvers.burgers.BurgersETDRK4` with diffusivity ``eps = nu / pi``, on an
+:class:`~pderepro.solvers.burgers.burgers.BurgersETDRK4` with diffusivity ``eps = nu / pi``, on an
 internal grid finer than the saved 1024 cells where ``nu`` demands it. Why this method:
 
 * For ``nu > 0`` the solution is analytic, so a spectral method converges faster than any
@@ -67,13 +67,13 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from pderepro.solvers.burgers import BurgersETDRK4
-from pderepro.solvers.common.errors import SolverDivergedError
-from pderepro.solvers.common.pdebench_ic import SinesIC, evaluate_initial_conditions
+from pderepro.solvers.burgers.burgers import BurgersETDRK4
 
 # The problem lives in a torch-free module so that the data specs can size generation jobs
 # from its grid and step rule at DAG-build time; re-exported here, where it is solved.
-from pderepro.solvers.viscous_burgers_problem import PDEBenchBurgersProblem
+from pderepro.solvers.burgers.viscous_burgers_problem import PDEBenchBurgersProblem
+from pderepro.solvers.common.errors import SolverDivergedError
+from pderepro.solvers.common.pdebench_ic import SinesIC, evaluate_initial_conditions
 
 __all__ = [
     "OVERSAMPLE",

@@ -2,7 +2,7 @@
 
 The rule (why the grid is ``n_cells * 2^p`` with ``points_per_front`` points per thinnest
 front, and the step a Courant number of the dealiased ``k_max``) is explained in
-:mod:`pderepro.solvers.viscous_burgers`, which solves the problem. Kept free of torch: the
+:mod:`pderepro.solvers.burgers.viscous_burgers`, which solves the problem. Kept free of torch: the
 data specs size generation jobs from :attr:`PDEBenchBurgersProblem.resolution` and
 :attr:`PDEBenchBurgersProblem.steps_per_frame` when Snakemake builds the DAG.
 """
