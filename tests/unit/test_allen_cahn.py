@@ -8,13 +8,13 @@ import numpy as np
 import pytest
 
 from pderepro.solvers import allen_cahn_verification as verification
-from pderepro.solvers.allen_cahn import (
+from pderepro.solvers.common.etdrk4 import etdrk4_coefficients
+from pderepro.solvers.reaction_diffusion.allen_cahn import (
     allen_cahn_frames,
     periodic_grid,
     reaction_flow,
     study_initial_condition,
 )
-from pderepro.solvers.common.etdrk4 import etdrk4_coefficients
 from pderepro.solvers.transport.advection import convection_exact
 
 

@@ -9,15 +9,6 @@ import numpy as np
 import pytest
 import scipy.fft
 
-from pderepro.solvers.darcy import (
-    DarcyProblem,
-    coefficient_from_field,
-    cosine_grf_eigenvalues,
-    darcy_operator,
-    generate_darcy_samples,
-    sample_cosine_grf,
-    solve_darcy,
-)
 from pderepro.solvers.darcy_verification import (
     FD5_ORDER,
     INTERFACE_ORDERS,
@@ -25,6 +16,15 @@ from pderepro.solvers.darcy_verification import (
     darcy_convergence,
     interface_case,
     manufactured_interface,
+)
+from pderepro.solvers.elliptic.darcy import (
+    DarcyProblem,
+    coefficient_from_field,
+    cosine_grf_eigenvalues,
+    darcy_operator,
+    generate_darcy_samples,
+    sample_cosine_grf,
+    solve_darcy,
 )
 from pderepro.solvers.verification import COLUMNS
 
@@ -206,7 +206,7 @@ def test_generate_samples():
 
 
 def test_generate_logs_progress(caplog):
-    with caplog.at_level(logging.INFO, logger="pderepro.solvers.darcy"):
+    with caplog.at_level(logging.INFO, logger="pderepro.solvers.elliptic.darcy"):
         generate_darcy_samples(20, DarcyProblem(resolution=9), seed=0)
     progress = [r for r in caplog.records if "samples" in r.getMessage()]
     assert 5 <= len(progress) <= 11 and "20/20" in progress[-1].getMessage()

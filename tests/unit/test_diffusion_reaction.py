@@ -14,7 +14,7 @@ from pderepro.data.io import open_layout_netcdf, write_netcdf
 from pderepro.data.specs import DATASET_SPECS
 from pderepro.solvers import diffusion_reaction_verification as verification
 from pderepro.solvers.common.pdebench_ic import cell_centres, draw_initial_condition, frame_times
-from pderepro.solvers.diffusion_reaction import (
+from pderepro.solvers.reaction_diffusion.diffusion_reaction import (
     diffusion_reaction_frames,
     logistic,
     unit_interval_initial_conditions,

@@ -12,7 +12,7 @@ from pderepro.solvers.common.random_fields import (
     periodic_kernel_eigenvalues,
     sample_periodic_kernel_grf,
 )
-from pderepro.solvers.nsm_reference import poisson_solution, reaction_diffusion_reference
+from pderepro.solvers.elliptic.nsm_reference import poisson_solution, reaction_diffusion_reference
 from pderepro.solvers.nsm_verification import nsm_verification
 from pderepro.training.spectral import build_operator_network, build_operator_problem
 from pderepro.training.spectral.basis import (

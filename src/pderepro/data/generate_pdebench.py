@@ -40,7 +40,9 @@ from pderepro.solvers.common.pdebench_ic import (
     draw_initial_condition,
     frame_times,
 )
-from pderepro.solvers.diffusion_reaction import pdebench_diffusion_reaction_frames
+from pderepro.solvers.reaction_diffusion.diffusion_reaction import (
+    pdebench_diffusion_reaction_frames,
+)
 from pderepro.solvers.transport.advection import advection_frames
 
 log = logging.getLogger(__name__)

@@ -1,6 +1,6 @@
 """Verification of the physics-informed study's references (rows of ``solvers.csv``).
 
-:mod:`pderepro.solvers.allen_cahn` has no exact solution at the study's instance
+:mod:`pderepro.solvers.reaction_diffusion.allen_cahn` has no exact solution at the study's instance
 (``d = 1e-4``, ``r = 5``, ``u0 = x^2 cos(pi x)`` on [-1, 1)), so four checks, each able to
 fail (the tolerances are the unit tests', ``tests/unit/test_allen_cahn.py``):
 
@@ -8,11 +8,11 @@ fail (the tolerances are the unit tests', ``tests/unit/test_allen_cahn.py``):
   next finer, the largest difference over 11 frames to ``t = 1``: the observed order
   should be 4 (tolerance 3.8-4.2; measured 3.87, 3.93, 3.97, 3.98 for ``dt = 0.05 ..
   0.003125``, differences 4.4e-5 down to 8.0e-10);
-* a second, independent method, Strang splitting of the exact reaction flow and exact
-  diffusion (:func:`~pderepro.solvers.allen_cahn.allen_cahn_strang_frames`), against
-  ETDRK4 at its default step, at ``t = 1``: the differences should fall at order 2
-  (tolerance 1.9-2.1; measured 2.00, 1.99) and be below 1e-7 at the finest level
-  (measured 3.2e-7, 8.1e-8, 2.0e-8 for ``dt = 1e-3, 5e-4, 2.5e-4``);
+* a second, independent method, Strang splitting of the exact reaction flow and exact diffusion
+  (:func:`~pderepro.solvers.reaction_diffusion.allen_cahn.allen_cahn_strang_frames`), against ETDRK4
+  at its default step, at ``t = 1``: the differences should fall at order 2 (tolerance 1.9-2.1;
+  measured 2.00, 1.99) and be below 1e-7 at the finest level (measured 3.2e-7, 8.1e-8, 2.0e-8 for
+  ``dt = 1e-3, 5e-4, 2.5e-4``);
 * the grid at ``t = 1``, 256, 512, 1024 and 2048 points, each against the next finer on
   the common points: spectral convergence, each doubling dividing the difference by more
   than 100, below 1e-5 at 512 points and 1e-8 at 1024 (measured 6.1e-4, 1.4e-6, 1.3e-9);
@@ -35,7 +35,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from pderepro.solvers.allen_cahn import (
+from pderepro.solvers.reaction_diffusion.allen_cahn import (
     DIFFUSION,
     DOMAIN,
     REACTION,

@@ -9,7 +9,7 @@ Two cases, both with ``u = 0`` on the boundary of the unit square:
   ``x < 1/2`` and ``a_right`` for ``x > 1/2``, and ``u = v(x) sin(pi y)`` with ``v`` piecewise
   quadratic, continuous, with continuous flux ``a v'`` and ``-(a v')' = 1``. The interface lies
   midway between two vertex columns, like the jumps of ``psi(g)`` in the benchmark data. It is
-  solved with each face mean of :data:`~pderepro.solvers.darcy.FACE_MEANS`. The harmonic
+  solved with each face mean of :data:`~pderepro.solvers.elliptic.darcy.FACE_MEANS`. The harmonic
   mean passes a constant flux across the jump exactly; here the flux ``a v'`` varies linearly
   across the face, which leaves an ``O(h)`` flux error on that one face and so an ``O(h^2)``
   error in ``u``, and the 5-point difference of ``sin(pi y)`` is second order anyway: second
@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from pderepro.solvers.darcy import DarcyProblem, solve_darcy
+from pderepro.solvers.elliptic.darcy import DarcyProblem, solve_darcy
 from pderepro.solvers.verification import COLUMNS, observed_orders
 
 logger = logging.getLogger(__name__)
@@ -145,7 +145,8 @@ def darcy_convergence(
     *,
     interface_resolutions: Sequence[int] = (16, 32, 64, 128, 256),
 ) -> pd.DataFrame:
-    """Grid convergence of :func:`~pderepro.solvers.darcy.solve_darcy` on manufactured cases.
+    """Grid convergence of :func:`~pderepro.solvers.elliptic.darcy.solve_darcy` on manufactured
+    cases.
 
     The error is the maximum absolute difference from the exact solution at the vertices; the
     observed order is ``log(e_prev / e) / log(h_prev / h)``. For the smooth case it should

@@ -1,7 +1,7 @@
 """Verification of the diffusion-reaction solver (rows of ``solvers.csv``).
 
-:mod:`pderepro.solvers.diffusion_reaction` solves each part of the equation exactly and
-joins them by Strang splitting, so three checks, each able to fail:
+:mod:`pderepro.solvers.reaction_diffusion.diffusion_reaction` solves each part of the equation
+exactly and joins them by Strang splitting, so three checks, each able to fail:
 
 * pure diffusion (``rho = 0``) against the closed form of a sum of sines, every mode
   decaying by ``exp(-nu (2 pi n)^2 t)``, every frame to ``T = 1``: checks the Fourier
@@ -28,7 +28,7 @@ from pderepro.solvers.common.pdebench_ic import (
     evaluate_initial_conditions,
     frame_times,
 )
-from pderepro.solvers.diffusion_reaction import (
+from pderepro.solvers.reaction_diffusion.diffusion_reaction import (
     N_FRAMES,
     T_FINAL,
     diffusion_reaction_frames,

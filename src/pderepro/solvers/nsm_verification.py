@@ -1,6 +1,6 @@
 """Verification of the Neural Spectral Methods references (rows of ``solvers.csv``).
 
-* Poisson in Fourier (:func:`~pderepro.solvers.nsm_reference.poisson_solution`) against a
+* Poisson in Fourier (:func:`~pderepro.solvers.elliptic.nsm_reference.poisson_solution`) against a
   manufactured, not band-limited, solution on refined grids: spectral convergence to
   round-off;
 * the reaction-diffusion reference's Strang splitting by self-convergence in ``dt``
@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from pderepro.solvers.common.random_fields import sample_periodic_kernel_grf
-from pderepro.solvers.nsm_reference import (
+from pderepro.solvers.elliptic.nsm_reference import (
     navier_stokes_reference,
     poisson_solution,
     reaction_diffusion_reference,

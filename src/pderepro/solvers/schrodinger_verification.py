@@ -1,28 +1,28 @@
 """Verification of the Schrodinger reference solver (rows of ``solvers.csv``).
 
-:func:`~pderepro.solvers.schrodinger.eigenstates` against exact energies on 120, 240, 480
-and 960 cells and the reference grid (:data:`~pderepro.solvers.schrodinger.REFERENCE_CELLS`,
-12000 cells), each check able to fail (the tolerances are the unit tests',
-``tests/unit/test_schrodinger_solver.py``; energies in the module's dimensionless units):
+:func:`~pderepro.solvers.elliptic.schrodinger.eigenstates` against exact energies on 120, 240, 480
+and 960 cells and the reference grid
+(:data:`~pderepro.solvers.elliptic.schrodinger.REFERENCE_CELLS`, 12000 cells), each check able to
+fail (the tolerances are the unit tests', ``tests/unit/test_schrodinger_solver.py``; energies in the
+module's dimensionless units):
 
 * infinite well: the ground energy against ``pi^2``, observed order 2 (tolerance
   1.98-2.02; measured 2.000, 2.000, 2.000), below 1e-7 on the reference grid (measured
   5.4e-8, 5.5e-9 relative); the discrete sine is the grid's exact eigenvector, so the
   ground state matches ``sqrt(2) sin(pi x)`` up to the eigensolver's round-off (tolerance
   1e-9; measured 1.3e-10 on the reference grid, 1.6e-12 on 960 cells);
-* finite well: the ground and first excited energies against the roots of the matching
-  conditions with the walls at +-3 (:func:`~pderepro.solvers.schrodinger.finite_well_energies`),
-  order 2 (tolerance 1.98-2.02; measured 1.994, 1.998, 2.000 and 1.997, 1.999, 2.000),
-  below 1.5e-6 and 1e-6 on the reference grid (measured 1.20e-6 and 7.8e-7, 2.6e-7 and
-  4.8e-8 relative); Richardson extrapolation from n/2 and n cells, order 4 (tolerance
-  3.9-4.1; measured 3.97, 3.99, 4.00, error 6.8e-8 at 960 cells); the reference grid
-  against the real line's roots, where the walls add exactly 1.4e-8 to E0 but 4.0e-4 to
-  E1 (2.4e-5 relative: E1 = 16.27 is bound by only 3.7, so it decays slowly, as
-  ``exp(-1.9 |x|)``), below 1.5e-6 and 4.1e-4 (measured 1.21e-6 and 3.97e-4);
+* finite well: the ground and first excited energies against the roots of the matching conditions
+  with the walls at +-3 (:func:`~pderepro.solvers.elliptic.schrodinger.finite_well_energies`), order
+  2 (tolerance 1.98-2.02; measured 1.994, 1.998, 2.000 and 1.997, 1.999, 2.000), below 1.5e-6 and
+  1e-6 on the reference grid (measured 1.20e-6 and 7.8e-7, 2.6e-7 and 4.8e-8 relative); Richardson
+  extrapolation from n/2 and n cells, order 4 (tolerance 3.9-4.1; measured 3.97, 3.99, 4.00, error
+  6.8e-8 at 960 cells); the reference grid against the real line's roots, where the walls add
+  exactly 1.4e-8 to E0 but 4.0e-4 to E1 (2.4e-5 relative: E1 = 16.27 is bound by only 3.7, so it
+  decays slowly, as ``exp(-1.9 |x|)``), below 1.5e-6 and 4.1e-4 (measured 1.21e-6 and 3.97e-4);
 * barrier: the ground energy against
-  :func:`~pderepro.solvers.schrodinger.barrier_ground_energy`, order 2 (tolerance 1.98-2.02;
-  measured 1.999, 2.000, 2.000), below 1e-7 on the reference grid (measured 2.7e-8, 4.9e-9
-  relative).
+  :func:`~pderepro.solvers.elliptic.schrodinger.barrier_ground_energy`, order 2 (tolerance
+  1.98-2.02; measured 1.999, 2.000, 2.000), below 1e-7 on the reference grid (measured 2.7e-8,
+  4.9e-9 relative).
 
 On the reference grid the eigensolver's round-off, about ``eps 4 / h^2`` (3e-8 for the
 barrier), is a visible part of the smallest errors, so the observed order from 960 cells
@@ -39,7 +39,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from pderepro.solvers.schrodinger import (
+from pderepro.solvers.elliptic.schrodinger import (
     BARRIER,
     BARRIER_HALF_WIDTH,
     BARRIER_HEIGHT,

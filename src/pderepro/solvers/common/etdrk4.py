@@ -1,6 +1,6 @@
 """ETDRK4 coefficients (Cox and Matthews 2002) of a diagonal linear part, shared by the
 spectral solvers (:mod:`pderepro.solvers.burgers.burgers`,
-:mod:`pderepro.solvers.allen_cahn`); numpy only."""
+:mod:`pderepro.solvers.reaction_diffusion.allen_cahn`); numpy only."""
 
 from __future__ import annotations
 

@@ -18,7 +18,7 @@ periodic extension wraps. Then, in this order: with probability 0.1 the absolute
 taken; the field is multiplied by a random sign (probability 1/2 each); with probability
 0.1 it is multiplied by the window ``(tanh((x - x_L) / 0.01) - tanh((x - x_R) / 0.01)) / 2``
 with ``x_L ~ U(0.1, 0.45)`` and ``x_R ~ U(0.55, 0.9)``. Diffusion-reaction then rescales
-each sample to [0, 1] (:mod:`pderepro.solvers.diffusion_reaction`).
+each sample to [0, 1] (:mod:`pderepro.solvers.reaction_diffusion.diffusion_reaction`).
 
 Not copied (artefacts of the released code's random-number use, not part of the law): it
 draws ``x_L`` and ``x_R`` from one random number, so that ``x_R - x_L = 0.45`` always, and

@@ -18,7 +18,7 @@ import torch
 from torch import Tensor, nn
 
 from pderepro.solvers.common.random_fields import fourier_upsample, sample_periodic_kernel_grf
-from pderepro.solvers.nsm_reference import poisson_solution
+from pderepro.solvers.elliptic.nsm_reference import poisson_solution
 from pderepro.training.spectral.basis import fourier_resample, fourier_weights, wavenumbers
 from pderepro.training.spectral.problems import (
     OUTPUT_SCALE,

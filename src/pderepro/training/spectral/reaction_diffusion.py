@@ -26,7 +26,7 @@ from scipy.interpolate import CubicSpline
 from torch import Tensor, nn
 
 from pderepro.solvers.common.random_fields import fourier_upsample, sample_periodic_kernel_grf
-from pderepro.solvers.nsm_reference import reaction_diffusion_reference
+from pderepro.solvers.elliptic.nsm_reference import reaction_diffusion_reference
 from pderepro.training.spectral.basis import (
     chebyshev_at,
     chebyshev_operators,

@@ -3,9 +3,9 @@
 * Periodic Poisson ``-Lap u = s`` on [0, 1)^2: exact in Fourier for a band-limited source,
   ``u_hat_k = s_hat_k / (4 pi^2 |k|^2)``, with the gauge ``u(0, 0) = 0`` (the networks'
   output transform's); the source must have zero mean.
-* Reaction-diffusion ``u_t = nu u_xx + rho u (1 - u)``, periodic in ``x``, ``t`` in [0, 1]:
-  the Strang splitting of :mod:`pderepro.solvers.diffusion_reaction` on a fine grid, from
-  the band-limited interpolant of the initial values at the nodes.
+* Reaction-diffusion ``u_t = nu u_xx + rho u (1 - u)``, periodic in ``x``, ``t`` in [0, 1]: the
+  Strang splitting of :mod:`pderepro.solvers.reaction_diffusion.diffusion_reaction` on a fine grid,
+  from the band-limited interpolant of the initial values at the nodes.
 * Forced Navier-Stokes (vorticity) on the unit torus, ``t`` in [0, T]: the torus solver's
   AB2/CN pseudo-spectral scheme (:mod:`pderepro.solvers.navier_stokes`) from the
   band-limited interpolant of the initial vorticity at the nodes, recorded at uniform times.
@@ -21,8 +21,8 @@ import numpy as np
 import torch
 
 from pderepro.solvers.common.random_fields import fourier_upsample
-from pderepro.solvers.diffusion_reaction import diffusion_reaction_frames
 from pderepro.solvers.navier_stokes import NavierStokesProblem, solve_navier_stokes
+from pderepro.solvers.reaction_diffusion.diffusion_reaction import diffusion_reaction_frames
 
 
 def poisson_solution(source: np.ndarray) -> np.ndarray:
