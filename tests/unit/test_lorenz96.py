@@ -10,10 +10,10 @@ import sys
 import numpy as np
 import pytest
 
-import pderepro.solvers.lorenz96 as l96
-from pderepro.solvers import lorenz96_kernel
+import pderepro.solvers.lorenz96.lorenz96 as l96
 from pderepro.solvers.common.errors import SolverDivergedError
-from pderepro.solvers.lorenz96 import (
+from pderepro.solvers.lorenz96 import kernel as lorenz96_kernel
+from pderepro.solvers.lorenz96.lorenz96 import (
     Lorenz96Problem,
     attractor_state,
     integrate,

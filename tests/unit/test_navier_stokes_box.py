@@ -9,11 +9,12 @@ import numpy as np
 import pytest
 import torch
 
-from pderepro.solvers.navier_stokes import (
+from pderepro.solvers.navier_stokes.navier_stokes import (
     NavierStokesProblem,
     NavierStokesStepper,
     solve_navier_stokes,
 )
+from pderepro.solvers.navier_stokes.torus import sample_vorticity_grf
 from pderepro.solvers.navier_stokes_box_verification import (
     box_reference_difference,
     drag_decay_error,
@@ -22,7 +23,6 @@ from pderepro.solvers.navier_stokes_box_verification import (
     rossby_wave_errors,
 )
 from pderepro.solvers.navier_stokes_verification import AB2CN_ORDER, box_if_rk4
-from pderepro.solvers.torus import sample_vorticity_grf
 from pderepro.solvers.verification import COLUMNS
 
 CPU = "cpu"

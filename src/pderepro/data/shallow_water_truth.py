@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from pderepro.solvers.lorenz96 import whole_steps
+from pderepro.solvers.lorenz96.lorenz96 import whole_steps
 from pderepro.solvers.shallow_water import ShallowWaterProblem
 from pderepro.solvers.shallow_water_coarse import (
     advance_interval,

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from pderepro.solvers.lorenz96 import (
+from pderepro.solvers.lorenz96.lorenz96 import (
     Lorenz96Problem,
     attractor_state,
     integrate,

@@ -36,13 +36,13 @@ import numpy as np
 import pandas as pd
 import torch
 
-from pderepro.solvers.navier_stokes import NavierStokesProblem, solve_navier_stokes
+from pderepro.solvers.navier_stokes.navier_stokes import NavierStokesProblem, solve_navier_stokes
+from pderepro.solvers.navier_stokes.torus import sample_vorticity_grf
 from pderepro.solvers.navier_stokes_verification import (
     box_if_rk4,
     refinement_rows,
     relative_max_error,
 )
-from pderepro.solvers.torus import sample_vorticity_grf
 from pderepro.solvers.verification import COLUMNS
 
 __all__ = [

@@ -23,12 +23,12 @@ import numpy as np
 import pandas as pd
 import torch
 
-from pderepro.solvers.navier_stokes import (
+from pderepro.solvers.navier_stokes.navier_stokes import (
     NavierStokesProblem,
     NavierStokesStepper,
     solve_navier_stokes,
 )
-from pderepro.solvers.torus import sample_vorticity_grf, wavenumbers
+from pderepro.solvers.navier_stokes.torus import sample_vorticity_grf, wavenumbers
 from pderepro.solvers.verification import COLUMNS, observed_orders
 
 logger = logging.getLogger(__name__)

@@ -30,7 +30,7 @@ from pderepro.evaluation.shallow_water_scores import (
 )
 from pderepro.evaluation.tables import closure_table, write_table
 from pderepro.runtime import set_threads
-from pderepro.solvers.lorenz96 import whole_steps
+from pderepro.solvers.lorenz96.lorenz96 import whole_steps
 from pderepro.solvers.shallow_water_coarse import run_coarse_model
 from pderepro.solvers.shallow_water_forcing import forcing_cell_averages, kick
 

@@ -7,8 +7,8 @@ periodic kernel ``k(d) = exp(-sum_i sin^2(pi d_i) / (2 l^2))`` at the nodes ``j 
 uniform grid (:func:`sample_periodic_kernel_grf`); the field between the nodes is their
 band-limited trigonometric interpolant (:func:`fourier_upsample`). Other 2-D fields live
 with their solvers:
-:mod:`pderepro.solvers.torus` (Navier-Stokes, periodic) and :mod:`pderepro.solvers.elliptic.darcy`
-(zero-Neumann cosine series).
+:mod:`pderepro.solvers.navier_stokes.torus` (Navier-Stokes, periodic) and
+:mod:`pderepro.solvers.elliptic.darcy` (zero-Neumann cosine series).
 """
 
 from __future__ import annotations

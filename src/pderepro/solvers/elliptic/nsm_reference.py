@@ -7,7 +7,7 @@
   Strang splitting of :mod:`pderepro.solvers.reaction_diffusion.diffusion_reaction` on a fine grid,
   from the band-limited interpolant of the initial values at the nodes.
 * Forced Navier-Stokes (vorticity) on the unit torus, ``t`` in [0, T]: the torus solver's
-  AB2/CN pseudo-spectral scheme (:mod:`pderepro.solvers.navier_stokes`) from the
+  AB2/CN pseudo-spectral scheme (:mod:`pderepro.solvers.navier_stokes.navier_stokes`) from the
   band-limited interpolant of the initial vorticity at the nodes, recorded at uniform times.
 
 Their verification rows: :mod:`pderepro.solvers.nsm_verification`.
@@ -21,7 +21,7 @@ import numpy as np
 import torch
 
 from pderepro.solvers.common.random_fields import fourier_upsample
-from pderepro.solvers.navier_stokes import NavierStokesProblem, solve_navier_stokes
+from pderepro.solvers.navier_stokes.navier_stokes import NavierStokesProblem, solve_navier_stokes
 from pderepro.solvers.reaction_diffusion.diffusion_reaction import diffusion_reaction_frames
 
 
@@ -116,7 +116,7 @@ def navier_stokes_reference(
     """Forced vorticity ``w_t + u . grad w = nu Lap w + f`` on the unit torus at uniform times.
 
     ``u = (psi_y, -psi_x)``, ``-Lap psi = w`` and ``f = A (sin 2 pi (x + y) + cos 2 pi (x + y))``
-    (:class:`~pderepro.solvers.navier_stokes.NavierStokesProblem`'s FNO forcing); arrays are
+    (:class:`~pderepro.solvers.navier_stokes.problem.NavierStokesProblem`'s FNO forcing); arrays are
     ``w[..., i, j] = w(x_i, y_j)``.
 
     Parameters

@@ -1,7 +1,7 @@
 """LES filters, coarse-graining and the exact subgrid term of 2-D vorticity on a periodic box.
 
-Conventions (shared with :mod:`pderepro.solvers.navier_stokes`): fields are real tensors
-``w[..., i, j] = w(x_i, y_j)`` on ``[0, L)^2`` with ``n`` points per side, ``rfft2`` layout,
+Conventions (shared with :mod:`pderepro.solvers.navier_stokes.navier_stokes`): fields are real
+tensors ``w[..., i, j] = w(x_i, y_j)`` on ``[0, L)^2`` with ``n`` points per side, ``rfft2`` layout,
 integer wavenumbers ``k`` and angular wavenumbers ``kappa = 2 pi k / L``.
 
 Filters. The LES grid has ``n_les`` points per side and the filter width is the LES grid
@@ -26,12 +26,13 @@ commutes with the filter) gives::
 
 where ``N(w) = u . grad w`` is the DNS's dealiased advection, ``trunc`` keeps the LES grid's
 modes and ``N_les`` is the advection *as the LES computes it*: on the LES grid, from ``wbar`` =
-``trunc(filter(w))``, dealiased by the 2/3 rule of that grid (:class:`~pderepro.solvers.les.
-LesStepper`). So ``Pi`` is the term that closes the discrete LES exactly on the modes it
-advects; it also carries the interactions with the band ``n_les / 3 <= |k| < n_les / 2`` that
-the LES grid holds but does not advect (an earlier definition, ``filter(N(w)) - N(filter(w))``
-on the DNS grid, missed those, and for the Gaussian filter used modes above the LES cutoff).
-``Pi`` enters like the advection term: ``Pi > 0`` where subgrid scales remove vorticity.
+``trunc(filter(w))``, dealiased by the 2/3 rule of that grid
+(:class:`~pderepro.solvers.turbulence.les.LesStepper`). So ``Pi`` is the term that closes the
+discrete LES exactly on the modes it advects; it also carries the interactions with the band
+``n_les / 3 <= |k| < n_les / 2`` that the LES grid holds but does not advect (an earlier definition,
+``filter(N(w)) - N(filter(w))`` on the DNS grid, missed those, and for the Gaussian filter used
+modes above the LES cutoff). ``Pi`` enters like the advection term: ``Pi > 0`` where subgrid scales
+remove vorticity.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ from functools import lru_cache
 import numpy as np
 import torch
 
-from pderepro.solvers.torus import dealias_mask, wavenumbers
+from pderepro.solvers.navier_stokes.torus import dealias_mask, wavenumbers
 
 __all__ = [
     "FILTER_KINDS",

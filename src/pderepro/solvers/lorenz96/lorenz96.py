@@ -26,7 +26,7 @@ import numpy as np
 from tqdm import tqdm
 
 from pderepro.solvers.common.errors import SolverDivergedError
-from pderepro.solvers.lorenz96_kernel import _numba_kernel
+from pderepro.solvers.lorenz96.kernel import _numba_kernel
 
 logger = logging.getLogger(__name__)
 

@@ -1,7 +1,7 @@
 """Subgrid closures for LES of 2-D vorticity: none, Smagorinsky, Leith and dynamic Smagorinsky.
 
-A closure models the subgrid term ``Pi`` of :mod:`pderepro.solvers.les_filters` from the resolved
-vorticity on the LES grid, with the same sign: ``wbar_t + ubar . grad wbar = ... - Pi``.
+A closure models the subgrid term ``Pi`` of :mod:`pderepro.solvers.turbulence.les_filters` from the
+resolved vorticity on the LES grid, with the same sign: ``wbar_t + ubar . grad wbar = ... - Pi``.
 
 Interface (:class:`Closure`): ``closure(w, box_size) -> Pi``, with ``w`` the resolved vorticity
 (1/time), shape ``(batch, n, n)`` on the ``n``-point LES grid of the box ``[0, L)^2``, and ``Pi``
@@ -27,11 +27,11 @@ Eddy-viscosity closures model the subgrid vorticity flux as down-gradient,
       M = Delta^2 hat(div(|S| grad w)) - (2 Delta)^2 div(|hat S| grad hat w)
 
   With ``N`` the LES's own advection (dealiased on the LES grid, as in
-  :mod:`~pderepro.solvers.les_filters`), ``L = Pi_test - hat(Pi)`` exactly for the test-level
-  term evaluated on the same grid, and the model gives ``L = c M``; ``c`` is the least-squares
-  value ``<L M> / <M M>`` averaged over the domain of each sample, clipped at ``>= 0`` (``0`` when
-  ``M = 0``). The test filter is the sharp cutoff at ``|k| < n / 4`` by default (sharp filters
-  compose, so the grid-then-test filter has width exactly ``2 Delta``), or the Gaussian; the
+  :mod:`~pderepro.solvers.turbulence.les_filters`), ``L = Pi_test - hat(Pi)`` exactly for the
+  test-level term evaluated on the same grid, and the model gives ``L = c M``; ``c`` is the
+  least-squares value ``<L M> / <M M>`` averaged over the domain of each sample, clipped at ``>= 0``
+  (``0`` when ``M = 0``). The test filter is the sharp cutoff at ``|k| < n / 4`` by default (sharp
+  filters compose, so the grid-then-test filter has width exactly ``2 Delta``), or the Gaussian; the
   factor ``(2 Delta)^2`` in ``M`` is exact for the sharp one only (two Gaussians of widths
   ``Delta`` and ``2 Delta`` compose to ``sqrt(5) Delta``).
 
@@ -46,7 +46,7 @@ from typing import Protocol, runtime_checkable
 
 import torch
 
-from pderepro.solvers.les_filters import advection, angular_wavenumbers, apply_filter
+from pderepro.solvers.turbulence.les_filters import advection, angular_wavenumbers, apply_filter
 
 __all__ = [
     "CLOSURE_NAMES",
@@ -74,7 +74,7 @@ CLOSURE_NAMES = ("none", "smagorinsky", "leith", "dynamic_smagorinsky")
 @runtime_checkable
 class Closure(Protocol):
     """``closure(w, box_size) -> Pi``: resolved vorticity (batch, n, n) to the modelled subgrid
-    term (batch, n, n), sign as in :mod:`pderepro.solvers.les_filters`."""
+    term (batch, n, n), sign as in :mod:`pderepro.solvers.turbulence.les_filters`."""
 
     def __call__(self, w: torch.Tensor, box_size: float) -> torch.Tensor: ...
 

@@ -1,6 +1,6 @@
 """Compiled two-scale Lorenz-96 RK4 kernel (numba), fused and parallel over trajectories.
 
-Kept apart from :mod:`pderepro.solvers.lorenz96` because the kernel is written as plain
+Kept apart from :mod:`pderepro.solvers.lorenz96.lorenz96` because the kernel is written as plain
 Python and compiled lazily: the module-level ``_prange`` is rebound to ``numba.prange``
 before compiling, which keeps numba's on-disk cache usable (a closure could not be cached).
 """

@@ -1,10 +1,10 @@
 """LES of 2-D vorticity on a coarse grid: the Navier-Stokes stepper plus a subgrid closure.
 
 Solves ``w_t + u . grad w + beta v = nu Lap w - mu w + f - Pi(w)`` on the LES grid, with
-``Pi`` from a :class:`~pderepro.solvers.les_closures.Closure` (sign of
-:mod:`pderepro.solvers.les_filters`). The numerics are those of
-:class:`~pderepro.solvers.navier_stokes.NavierStokesStepper` (AB2/CN, 2/3 rule); the closure
-term is explicit and joins the advection term in the Adams-Bashforth part::
+``Pi`` from a :class:`~pderepro.solvers.turbulence.les_closures.Closure` (sign of
+:mod:`pderepro.solvers.turbulence.les_filters`). The numerics are those of
+:class:`~pderepro.solvers.navier_stokes.navier_stokes.NavierStokesStepper` (AB2/CN, 2/3 rule); the
+closure term is explicit and joins the advection term in the Adams-Bashforth part::
 
     (1 + h a / 2) w^{n+1} = (1 - h a / 2) w^n + h (f - 3/2 (N + Pi)^n + 1/2 (N + Pi)^{n-1}),
 
@@ -12,8 +12,9 @@ with ``Pi`` truncated to the 2/3-rule modes like ``N`` (so the closure acts on t
 modes only). An eddy viscosity treated explicitly (AB2, stable for ``h lambda`` in [-1, 0] on
 the negative real axis) limits the step to roughly ``h < Delta^2 / (8.8 nu_e)`` (the largest
 2/3-rule ``kappa^2`` is about ``8.8 / Delta^2``); the runs flag rather than raise when that or
-anything else blows up (:func:`run_les`). With :class:`~pderepro.solvers.les_closures.NoClosure`
-the hook is skipped, so the unclosed LES is the plain solver, bit for bit and at its cost.
+anything else blows up (:func:`run_les`). With
+:class:`~pderepro.solvers.turbulence.les_closures.NoClosure` the hook is skipped, so the unclosed
+LES is the plain solver, bit for bit and at its cost.
 
 The stepper processes the whole batch at once (no CPU chunking): a closure sees ``(batch, n, n)``
 so that per-sample or per-point coefficient fields line up, and LES grids are small.
@@ -29,10 +30,10 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from pderepro.solvers.les_closures import Closure, NoClosure
-from pderepro.solvers.navier_stokes import NavierStokesStepper
-from pderepro.solvers.navier_stokes_problem import NavierStokesProblem
-from pderepro.solvers.torus import dealias_mask, default_device
+from pderepro.solvers.navier_stokes.navier_stokes import NavierStokesStepper
+from pderepro.solvers.navier_stokes.problem import NavierStokesProblem
+from pderepro.solvers.navier_stokes.torus import dealias_mask, default_device
+from pderepro.solvers.turbulence.les_closures import Closure, NoClosure
 
 __all__ = ["BLOWUP_FACTOR", "LesRun", "LesStepper", "run_les"]
 
@@ -52,7 +53,7 @@ class LesStepper(NavierStokesStepper):
         ``closure(w, box_size) -> Pi`` on ``(batch, n, n)``; may be changed between steps.
         :meth:`nonlinear_hat` then returns the transform of ``N + Pi`` (2/3-rule modes).
     device, dtype
-        As for :class:`~pderepro.solvers.navier_stokes.NavierStokesStepper`.
+        As for :class:`~pderepro.solvers.navier_stokes.navier_stokes.NavierStokesStepper`.
     """
 
     def __init__(

@@ -1,6 +1,6 @@
 """The forced two-dimensional vorticity problem on a periodic square box (by default the unit
 torus of the FNO paper): its parameters, their checks and the grids, times and forcing derived
-from them (solved by :mod:`pderepro.solvers.navier_stokes`)."""
+from them (solved by :mod:`pderepro.solvers.navier_stokes.navier_stokes`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pderepro.solvers.torus import GRF_EXPONENT, GRF_SCALE, GRF_SHIFT
+from pderepro.solvers.navier_stokes.torus import GRF_EXPONENT, GRF_SCALE, GRF_SHIFT
 
 __all__ = ["FORCING_KINDS", "NavierStokesProblem"]
 

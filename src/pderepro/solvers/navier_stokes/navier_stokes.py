@@ -58,8 +58,8 @@ import numpy as np
 import torch
 
 from pderepro.solvers.common.errors import SolverDivergedError
-from pderepro.solvers.navier_stokes_problem import NavierStokesProblem
-from pderepro.solvers.torus import (
+from pderepro.solvers.navier_stokes.problem import NavierStokesProblem
+from pderepro.solvers.navier_stokes.torus import (
     complex_dtype,
     dealias_mask,
     default_device,
