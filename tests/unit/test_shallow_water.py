@@ -10,8 +10,8 @@ import pytest
 
 from pderepro.solvers import shallow_water_verification as verification
 from pderepro.solvers.common.errors import SolverDivergedError
-from pderepro.solvers.shallow_water import (
-    ShallowWaterProblem,
+from pderepro.solvers.shallow_water.problem import ShallowWaterProblem
+from pderepro.solvers.shallow_water.shallow_water import (
     face_fluxes,
     solve_shallow_water,
     stable_time_step,

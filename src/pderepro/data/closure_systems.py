@@ -18,7 +18,7 @@ take, the coarse-graining's parameters, the figures, the config checks and the c
 - ``shallow_water1d``: forced 1-D shallow water (:mod:`pderepro.data.shallow_water_truth`);
   the truth is the fine finite-volume run, the coarse model the same scheme on
   ``system.coarse_resolution`` cells, the closure target the exact sub-grid face flux
-  (:mod:`pderepro.solvers.shallow_water_coarse`); the setup's value is the forcing
+  (:mod:`pderepro.solvers.shallow_water.coarse`); the setup's value is the forcing
   amplitude.
 
 Each system's own functions (config checks, stage settings, captions, step costs) are in

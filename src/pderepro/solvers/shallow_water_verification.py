@@ -11,8 +11,8 @@ Newton's method on the left rarefaction's Riemann invariant ``u_m = 2 (c_l - c_m
 right shock's Rankine-Hugoniot relations ``u_m = (h_m - h_r) sqrt(g (h_m + h_r) /
 (2 h_m h_r))``, with ``c = sqrt(g h)``.
 
-The checks of :mod:`pderepro.solvers.shallow_water` at its defaults (HLL, minmod, SSP-RK2,
-CFL 0.4, ``g = 1``), each able to fail (tolerances in :data:`TOLERANCES`, used by
+The checks of :mod:`pderepro.solvers.shallow_water.shallow_water` at its defaults (HLL, minmod,
+SSP-RK2, CFL 0.4, ``g = 1``), each able to fail (tolerances in :data:`TOLERANCES`, used by
 ``tests/unit/test_shallow_water.py``); about 1 s on one core:
 
 * L1 error of ``h`` against Stoker (``h_l = 1, h_r = 0.2``) and Ritter (``h_l = 1``) at
@@ -41,8 +41,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from pderepro.solvers.shallow_water import (
-    ShallowWaterProblem,
+from pderepro.solvers.shallow_water.problem import ShallowWaterProblem
+from pderepro.solvers.shallow_water.shallow_water import (
     solve_shallow_water,
     total_mass,
 )

@@ -1,7 +1,7 @@
 """Coarse-graining 1-D shallow water, and the coarse scheme with a sub-grid flux closure.
 
-A fine run (:mod:`pderepro.solvers.shallow_water`) on ``n_f`` cells and a coarse one on
-``n_c = n_f / r`` cells share the periodic domain; coarse face ``J`` is fine face ``r J``.
+A fine run (:mod:`pderepro.solvers.shallow_water.shallow_water`) on ``n_f`` cells and a coarse one
+on ``n_c = n_f / r`` cells share the periodic domain; coarse face ``J`` is fine face ``r J``.
 Over one coarse step ``dt`` the fine run takes CFL-limited sub-steps landing on ``dt``
 exactly (:func:`advance_interval`), and its time-averaged flux through the coarse faces
 ``Phi`` moves the block averages exactly:
@@ -32,7 +32,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from pderepro.solvers.shallow_water import ShallowWaterProblem, stable_time_step, step
+from pderepro.solvers.shallow_water.problem import ShallowWaterProblem
+from pderepro.solvers.shallow_water.shallow_water import stable_time_step, step
 
 #: A closure: coarse state ``(S, 2, n)`` -> face correction ``(S, 2, n)`` (flux units).
 Correction = Callable[[np.ndarray], np.ndarray]

@@ -17,7 +17,7 @@ after the flux update of the interval):
 with ``f`` averaged exactly over each cell. Both are linear in the cell averages, so the
 block average of a fine run's kick is the coarse run's kick to round-off: the whole
 difference between a filtered fine run and a coarse run then lies in the face fluxes (the
-closure's target, :mod:`pderepro.solvers.shallow_water_coarse`).
+closure's target, :mod:`pderepro.solvers.shallow_water.coarse`).
 """
 
 from __future__ import annotations

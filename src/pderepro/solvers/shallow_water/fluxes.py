@@ -1,15 +1,12 @@
 """Reconstruction and Riemann fluxes of the 1-D shallow-water scheme
-(:mod:`pderepro.solvers.shallow_water`): ghost cells, limited MUSCL slopes, face states,
-the physical flux and the HLL / Rusanov numerical fluxes."""
+(:mod:`pderepro.solvers.shallow_water.shallow_water`): ghost cells, limited MUSCL slopes, face
+states, the physical flux and the HLL / Rusanov numerical fluxes."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
-if TYPE_CHECKING:  # the problem module imports this one
-    from pderepro.solvers.shallow_water import ShallowWaterProblem
+from pderepro.solvers.shallow_water.problem import ShallowWaterProblem
 
 #: Ghost cells per side (a MUSCL slope needs two neighbours).
 GHOST = 2
