@@ -7,7 +7,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pderepro.solvers import allen_cahn_verification as verification
 from pderepro.solvers.common.etdrk4 import etdrk4_coefficients
 from pderepro.solvers.reaction_diffusion.allen_cahn import (
     allen_cahn_frames,
@@ -16,6 +15,7 @@ from pderepro.solvers.reaction_diffusion.allen_cahn import (
     study_initial_condition,
 )
 from pderepro.solvers.transport.advection import convection_exact
+from pderepro.verification import allen_cahn as verification
 
 
 def test_periodic_grid_leaves_out_the_right_end():

@@ -15,7 +15,7 @@ from pderepro.solvers.burgers.burgers import (
 )
 from pderepro.solvers.common.errors import SolverDivergedError
 from pderepro.solvers.common.random_fields import grf_eigenvalues_1d, grf_periodic_1d
-from pderepro.solvers.verification import ETDRK4_ORDER, burgers_convergence
+from pderepro.verification.burgers import ETDRK4_ORDER, burgers_convergence
 
 CPU = "cpu"
 

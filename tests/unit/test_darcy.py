@@ -9,14 +9,6 @@ import numpy as np
 import pytest
 import scipy.fft
 
-from pderepro.solvers.darcy_verification import (
-    FD5_ORDER,
-    INTERFACE_ORDERS,
-    SMOOTH_CASE,
-    darcy_convergence,
-    interface_case,
-    manufactured_interface,
-)
 from pderepro.solvers.elliptic.darcy import (
     DarcyProblem,
     coefficient_from_field,
@@ -26,7 +18,15 @@ from pderepro.solvers.elliptic.darcy import (
     sample_cosine_grf,
     solve_darcy,
 )
-from pderepro.solvers.verification import COLUMNS
+from pderepro.verification.darcy import (
+    FD5_ORDER,
+    INTERFACE_ORDERS,
+    SMOOTH_CASE,
+    darcy_convergence,
+    interface_case,
+    manufactured_interface,
+)
+from pderepro.verification.table import COLUMNS
 
 #: u(1/2, 1/2) for -Delta u = 1 on the unit square, u = 0 on the boundary (torsion problem).
 TORSION_CENTRE = 0.07367135328

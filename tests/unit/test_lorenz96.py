@@ -21,8 +21,8 @@ from pderepro.solvers.lorenz96.lorenz96 import (
     subgrid_tendency,
     tendencies,
 )
-from pderepro.solvers.lorenz96_verification import RK4_ORDER, lorenz96_convergence
-from pderepro.solvers.verification import COLUMNS
+from pderepro.verification.lorenz96 import RK4_ORDER, lorenz96_convergence
+from pderepro.verification.table import COLUMNS
 
 HAVE_NUMBA = importlib.util.find_spec("numba") is not None
 BACKENDS = [

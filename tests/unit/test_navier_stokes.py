@@ -19,14 +19,14 @@ from pderepro.solvers.navier_stokes.torus import (
     grf_eigenvalues_2d,
     sample_vorticity_grf,
 )
-from pderepro.solvers.navier_stokes_verification import (
+from pderepro.verification.navier_stokes import (
     AB2CN_ORDER,
     forced_shell_error,
     navier_stokes_verification,
     spectral_diagnostics,
     taylor_green_error,
 )
-from pderepro.solvers.verification import COLUMNS
+from pderepro.verification.table import COLUMNS
 
 CPU = "cpu"
 
@@ -283,7 +283,7 @@ def test_solver_matches_the_independent_advective_rk4_and_sees_the_advection_sig
     import dataclasses
 
     from pderepro.solvers.navier_stokes.torus import sample_vorticity_grf
-    from pderepro.solvers.navier_stokes_verification import (
+    from pderepro.verification.navier_stokes import (
         advective_reference_difference,
         box_if_rk4,
     )

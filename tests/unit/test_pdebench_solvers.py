@@ -26,16 +26,16 @@ from pderepro.solvers.common.pdebench_ic import (
     sample_initial_conditions,
     window,
 )
-from pderepro.solvers.pdebench_ic_verification import initial_law_verification, law_statistics
-from pderepro.solvers.pdebench_verification import (
+from pderepro.solvers.transport.advection import advect, advected_points, advection_frames
+from pderepro.verification.pdebench import (
     STEEP_IC,
     advection_verification,
     cole_hopf_moderate,
     cole_hopf_sines,
     steep_front_convergence,
 )
-from pderepro.solvers.transport.advection import advect, advected_points, advection_frames
-from pderepro.solvers.verification import COLUMNS
+from pderepro.verification.pdebench_ic import initial_law_verification, law_statistics
+from pderepro.verification.table import COLUMNS
 
 X = cell_centres()
 

@@ -10,7 +10,7 @@
   AB2/CN pseudo-spectral scheme (:mod:`pderepro.solvers.navier_stokes.navier_stokes`) from the
   band-limited interpolant of the initial vorticity at the nodes, recorded at uniform times.
 
-Their verification rows: :mod:`pderepro.solvers.nsm_verification`.
+Their verification rows: :mod:`pderepro.verification.nsm`.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ well on [0, 1] has ``E_n = n^2 pi^2``, ``psi_n = sqrt(2) sin(n pi x)``. The thre
 (:data:`PROBLEMS`) have ``psi = 0`` at both ends of :data:`DOMAINS`. The finite-difference
 states of :func:`eigenstates` are verified against the roots of the matching conditions
 (:func:`finite_well_energies`, :func:`barrier_ground_energy`) in
-:mod:`pderepro.solvers.schrodinger_verification`.
+:mod:`pderepro.verification.schrodinger`.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ DOMAINS = {
 CELL_MULTIPLES = {INFINITE_WELL: 1, FINITE_WELL: 12, BARRIER: 20}
 #: Grid of the study's reference (a multiple of every entry of :data:`CELL_MULTIPLES`):
 #: energy errors at most 2.6e-7 relative (the finite well's ground state, ``h = 5e-4``;
-#: measured in :mod:`~pderepro.solvers.schrodinger_verification`), ~10 ms a solve.
+#: measured in :mod:`~pderepro.verification.schrodinger`), ~10 ms a solve.
 REFERENCE_CELLS = 12_000
 #: Points closer than this to a jump of ``V`` count as on it (length units).
 JUMP_TOLERANCE = 1e-9

@@ -6,7 +6,7 @@ The study's instance is ``d = 1e-4``, ``r = 5`` on ``x in [-1, 1)`` periodic, ``
 :func:`study_initial_condition`). In Fourier space the equation splits into the stiff
 diagonal part ``L = -d k^2`` (``k = 2 pi m / length``), integrated exactly, and the
 pointwise reaction ``N(u) = r (u - u^3)``, evaluated on the grid (no dealiasing: the
-grid-resolution rows of :mod:`pderepro.solvers.allen_cahn_verification` bound what aliasing
+grid-resolution rows of :mod:`pderepro.verification.allen_cahn` bound what aliasing
 and truncation together cost). Time stepping is Cox-Matthews ETDRK4 with the
 Kassam-Trefethen contour-integral coefficients (:func:`etdrk4_coefficients`), fourth
 order in ``dt``. The module needs numpy only (no torch), so that study definitions may
@@ -38,7 +38,7 @@ T_FINAL = 1.0
 #: Default ETDRK4 steps per time unit (dt = 2.5e-3). At the study's instance on 512 points
 #: the difference from twice as many steps is about 3e-10 at t = 1, far below the grid's
 #: own error (1.4e-6 at t = 1 against 1024 points, 9e-4 at the kink of the initial
-#: condition in the first frames); see :mod:`pderepro.solvers.allen_cahn_verification`.
+#: condition in the first frames); see :mod:`pderepro.verification.allen_cahn`.
 STEPS_PER_UNIT = 400
 
 

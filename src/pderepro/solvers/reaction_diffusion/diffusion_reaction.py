@@ -9,7 +9,7 @@ interpolant), reaction pointwise by the logistic solution
 pure diffusion (``rho = 0``) and pure reaction (``nu = 0``), are solved exactly by the same
 code, and only the full equation carries a splitting error, of second order in ``dt``
 (verified by self-convergence in
-:mod:`pderepro.solvers.diffusion_reaction_verification`).
+:mod:`pderepro.verification.diffusion_reaction`).
 
 Initial conditions are the PDEBench law's fields (:mod:`pderepro.solvers.common.pdebench_ic`)
 mapped into [0, 1] sample by sample, ``(u0 - min u0) / (max u0 - min u0)`` over the grid,

@@ -34,7 +34,7 @@ The grid, gravity and scheme choices are a
 :class:`~pderepro.solvers.shallow_water.problem.ShallowWaterProblem`. States are float64 arrays of
 shape ``(S, 2, n)`` (``[:, 0]`` = ``h``, ``[:, 1]`` = ``hu``) so an ensemble runs together;
 ``(2, n)`` is accepted for one state. The exact dam-break solutions (Stoker, Ritter) that verify the
-scheme are in :mod:`pderepro.solvers.shallow_water_verification`.
+scheme are in :mod:`pderepro.verification.shallow_water`.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ The convection problem of the physics-informed study (docs/references.md), on
 ``x in [0, 2 pi)`` periodic, ``t in [0, 1]``, ``u0 = sin x``: the travelling wave
 ``u(x, t) = sin(x - beta t)`` (:func:`convection_exact`); the study uses ``beta = 50``
 (:data:`BETA`). The formula is checked against the propagation of the grid's Fourier modes
-by :mod:`pderepro.solvers.allen_cahn_verification`.
+by :mod:`pderepro.verification.allen_cahn`.
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ from pderepro.solvers.elliptic.nsm_reference import (
     poisson_solution,
     reaction_diffusion_reference,
 )
-from pderepro.solvers.verification import COLUMNS, observed_orders
+from pderepro.verification.table import COLUMNS, observed_orders
 
 logger = logging.getLogger(__name__)
 
@@ -135,7 +135,7 @@ def nsm_verification() -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        Columns :data:`~pderepro.solvers.verification.COLUMNS`.
+        Columns :data:`~pderepro.verification.table.COLUMNS`.
     """
     table = pd.DataFrame(
         [*poisson_manufactured(), *reaction_diffusion_convergence(), *navier_stokes_convergence()],

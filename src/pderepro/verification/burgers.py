@@ -1,27 +1,20 @@
-"""Convergence studies of the Burgers solver against the Cole-Hopf exact solution, and
-what every solver's verification shares: the table columns (:data:`COLUMNS`) and
-:func:`observed_orders` (used by the Darcy, Navier-Stokes and Lorenz-96 studies)."""
+"""Convergence studies of the Burgers solver against the Cole-Hopf exact solution."""
 
 from __future__ import annotations
 
 import logging
-import math
 from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
 from pderepro.solvers.burgers.burgers import BurgersProblem, cole_hopf_sine, solve_burgers
+from pderepro.verification.table import COLUMNS, observed_orders
 
 logger = logging.getLogger(__name__)
 
 #: Formal order of accuracy of the ETDRK4 time stepper.
 ETDRK4_ORDER = 4
-
-#: Errors below this are round-off; an observed order computed from them is meaningless.
-ROUNDOFF_FLOOR = 1e-13
-
-COLUMNS = ["solver", "case", "resolution", "dt", "max_abs_error", "observed_order"]
 
 
 def _sine_error(
@@ -35,18 +28,6 @@ def _sine_error(
     u = solve_burgers(u0[None, :], problem, device="cpu")[0]
     exact = cole_hopf_sine(x, t_final, amplitude=amplitude, viscosity=viscosity)
     return float(np.max(np.abs(u - exact)))
-
-
-def observed_orders(errors: Sequence[float], refinements: Sequence[float]) -> list[float]:
-    """``log(e_prev / e) / log(refinement ratio)``; NaN for the first row and round-off."""
-    orders = [math.nan]
-    for i in range(1, len(errors)):
-        e_prev, e = errors[i - 1], errors[i]
-        if min(e_prev, e) < ROUNDOFF_FLOOR:
-            orders.append(math.nan)
-        else:
-            orders.append(math.log(e_prev / e) / math.log(refinements[i] / refinements[i - 1]))
-    return orders
 
 
 def burgers_convergence(

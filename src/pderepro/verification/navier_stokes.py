@@ -29,7 +29,7 @@ from pderepro.solvers.navier_stokes.navier_stokes import (
     solve_navier_stokes,
 )
 from pderepro.solvers.navier_stokes.torus import sample_vorticity_grf, wavenumbers
-from pderepro.solvers.verification import COLUMNS, observed_orders
+from pderepro.verification.table import COLUMNS, observed_orders
 
 logger = logging.getLogger(__name__)
 
@@ -330,7 +330,7 @@ def navier_stokes_verification(
     Returns
     -------
     pandas.DataFrame
-        Columns :data:`pderepro.solvers.verification.COLUMNS`.
+        Columns :data:`pderepro.verification.table.COLUMNS`.
     """
     rows: list[dict[str, object]] = []
     errors = [

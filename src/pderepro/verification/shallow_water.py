@@ -46,7 +46,7 @@ from pderepro.solvers.shallow_water.shallow_water import (
     solve_shallow_water,
     total_mass,
 )
-from pderepro.solvers.verification import COLUMNS, observed_orders
+from pderepro.verification.table import COLUMNS, observed_orders
 
 logger = logging.getLogger(__name__)
 
@@ -247,7 +247,7 @@ def shallow_water_verification() -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        Columns :data:`~pderepro.solvers.verification.COLUMNS`; ``dt`` is NaN (adaptive
+        Columns :data:`~pderepro.verification.table.COLUMNS`; ``dt`` is NaN (adaptive
         CFL step), ``max_abs_error`` holds each row's measure named in its case.
     """
     rows = [

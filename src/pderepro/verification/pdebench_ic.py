@@ -30,7 +30,7 @@ from pderepro.solvers.common.pdebench_ic import (
     cell_centres,
     sample_initial_conditions,
 )
-from pderepro.solvers.verification import COLUMNS
+from pderepro.verification.table import COLUMNS
 
 LAW = "pdebench_initial_law"
 #: Share of samples with ``|mean u0| > 0.1`` measured by an independent emulation of the

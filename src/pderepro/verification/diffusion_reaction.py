@@ -35,7 +35,7 @@ from pderepro.solvers.reaction_diffusion.diffusion_reaction import (
     logistic,
     unit_interval_initial_conditions,
 )
-from pderepro.solvers.verification import COLUMNS, observed_orders
+from pderepro.verification.table import COLUMNS, observed_orders
 
 logger = logging.getLogger(__name__)
 
@@ -102,7 +102,7 @@ def diffusion_reaction_verification() -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        Columns :data:`~pderepro.solvers.verification.COLUMNS`.
+        Columns :data:`~pderepro.verification.table.COLUMNS`.
     """
     rows = [pure_diffusion(), pure_reaction(), *strang_self_convergence()]
     table = pd.DataFrame(rows, columns=COLUMNS)

@@ -48,7 +48,7 @@ from pderepro.solvers.reaction_diffusion.allen_cahn import (
 )
 from pderepro.solvers.transport.advection import BETA, convection_exact
 from pderepro.solvers.transport.advection import DOMAIN as CONVECTION_DOMAIN
-from pderepro.solvers.verification import COLUMNS, observed_orders
+from pderepro.verification.table import COLUMNS, observed_orders
 
 logger = logging.getLogger(__name__)
 
@@ -150,7 +150,7 @@ def allen_cahn_verification() -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        Columns :data:`~pderepro.solvers.verification.COLUMNS`.
+        Columns :data:`~pderepro.verification.table.COLUMNS`.
     """
     rows = [
         *time_self_convergence(),

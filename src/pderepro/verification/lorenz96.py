@@ -16,7 +16,7 @@ from pderepro.solvers.lorenz96.lorenz96 import (
     quadratic_invariant,
     whole_steps,
 )
-from pderepro.solvers.verification import COLUMNS, observed_orders
+from pderepro.verification.table import COLUMNS, observed_orders
 
 logger = logging.getLogger(__name__)
 

@@ -43,7 +43,7 @@ from pderepro.solvers.common.pdebench_ic import (
     frame_times,
 )
 from pderepro.solvers.transport.advection import RELEASED_BETAS, advect
-from pderepro.solvers.verification import COLUMNS, observed_orders
+from pderepro.verification.table import COLUMNS, observed_orders
 
 logger = logging.getLogger(__name__)
 
@@ -148,7 +148,7 @@ def advection_verification(*, n_samples: int = 16, seed: int = 0) -> pd.DataFram
     Returns
     -------
     pandas.DataFrame
-        Two rows, columns :data:`~pderepro.solvers.verification.COLUMNS`.
+        Two rows, columns :data:`~pderepro.verification.table.COLUMNS`.
     """
     drawn = [draw_initial_condition(np.random.default_rng((seed, i))) for i in range(n_samples)]
     # Every kind the data holds: alternate |.| and window onto half of the samples.
@@ -306,7 +306,7 @@ def pdebench_verification() -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        Columns :data:`~pderepro.solvers.verification.COLUMNS`.
+        Columns :data:`~pderepro.verification.table.COLUMNS`.
     """
     table = pd.concat(
         [advection_verification(), cole_hopf_moderate(), steep_front_convergence()],

@@ -20,9 +20,9 @@ with ``a_k = nu |kappa|^2 + mu - i beta kappa_x / |kappa|^2`` exactly:
 
 The nonlinear term with all of these together is checked on random multi-mode fields against
 an independent algorithm written from the equation alone
-(:func:`~pderepro.solvers.navier_stokes_verification.box_if_rk4`), at steps
+(:func:`~pderepro.verification.navier_stokes.box_if_rk4`), at steps
 refined towards it; the difference is the AB2/CN time error, of order 2
-(:data:`pderepro.solvers.navier_stokes_verification.AB2CN_ORDER`).
+(:data:`pderepro.verification.navier_stokes.AB2CN_ORDER`).
 """
 
 from __future__ import annotations
@@ -38,12 +38,12 @@ import torch
 
 from pderepro.solvers.navier_stokes.navier_stokes import NavierStokesProblem, solve_navier_stokes
 from pderepro.solvers.navier_stokes.torus import sample_vorticity_grf
-from pderepro.solvers.navier_stokes_verification import (
+from pderepro.verification.navier_stokes import (
     box_if_rk4,
     refinement_rows,
     relative_max_error,
 )
-from pderepro.solvers.verification import COLUMNS
+from pderepro.verification.table import COLUMNS
 
 __all__ = [
     "box_reference_difference",
@@ -209,7 +209,7 @@ def navier_stokes_box_verification(
     Returns
     -------
     pandas.DataFrame
-        Columns :data:`pderepro.solvers.verification.COLUMNS`.
+        Columns :data:`pderepro.verification.table.COLUMNS`.
     """
     rossby: dict[float, tuple[float, float]] = {}
 

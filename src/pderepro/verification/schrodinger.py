@@ -54,7 +54,7 @@ from pderepro.solvers.elliptic.schrodinger import (
     finite_well_energies,
     richardson_energies,
 )
-from pderepro.solvers.verification import COLUMNS, observed_orders
+from pderepro.verification.table import COLUMNS, observed_orders
 
 logger = logging.getLogger(__name__)
 
@@ -124,7 +124,7 @@ def schrodinger_verification() -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        Columns :data:`~pderepro.solvers.verification.COLUMNS`; ``dt`` is NaN.
+        Columns :data:`~pderepro.verification.table.COLUMNS`; ``dt`` is NaN.
     """
     rows = [*infinite_well_rows(), *finite_well_rows(), *barrier_rows()]
     table = pd.DataFrame(rows, columns=COLUMNS)

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from pderepro.solvers.elliptic.darcy import DarcyProblem, solve_darcy
-from pderepro.solvers.verification import COLUMNS, observed_orders
+from pderepro.verification.table import COLUMNS, observed_orders
 
 logger = logging.getLogger(__name__)
 
