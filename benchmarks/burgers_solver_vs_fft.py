@@ -18,8 +18,8 @@ import time
 import numpy as np
 import torch
 
-from pderepro.solvers.burgers import BurgersETDRK4
-from pderepro.solvers.random_fields import grf_periodic_1d
+from pderepro.solvers.burgers.burgers import BurgersETDRK4
+from pderepro.solvers.common.random_fields import grf_periodic_1d
 
 
 def _sync(device: torch.device) -> None:

@@ -26,8 +26,8 @@ from pathlib import Path
 import torch
 
 from pderepro.models.fno import FNO1d
-from pderepro.solvers.navier_stokes import NavierStokesProblem, NavierStokesStepper
-from pderepro.solvers.torus import sample_vorticity_grf
+from pderepro.solvers.navier_stokes.navier_stokes import NavierStokesProblem, NavierStokesStepper
+from pderepro.solvers.navier_stokes.torus import sample_vorticity_grf
 from pderepro.training.losses import relative_l2
 
 PAPER = {"n": 8192, "samples": 1000, "batch": 20, "ns_n": 256, "ns_batch": 20, "ns_T": 50.0}

@@ -17,7 +17,7 @@ import time
 
 import numpy as np
 
-from pderepro.solvers.lorenz96 import Lorenz96Problem, integrate
+from pderepro.solvers.lorenz96.lorenz96 import Lorenz96Problem, integrate
 
 
 def _reference_tendencies(X, Y, F, h, b, c):

@@ -22,8 +22,8 @@ import time
 
 import torch
 
-from pderepro.solvers.navier_stokes import NavierStokesProblem, NavierStokesStepper
-from pderepro.solvers.torus import sample_vorticity_grf
+from pderepro.solvers.navier_stokes.navier_stokes import NavierStokesProblem, NavierStokesStepper
+from pderepro.solvers.navier_stokes.torus import sample_vorticity_grf
 
 
 def _sync(device: torch.device) -> None:

@@ -3,7 +3,7 @@ preset runs.
 
 Under a zero-mean initial law the viscous Burgers truth decays towards zero, and at large
 ``nu`` reaches rounding noise before the first predicted frame, where PDEBench's per-frame
-nRMSE divides by it. Under PDEBench's released law (:mod:`pderepro.solvers.pdebench_ic`)
+nRMSE divides by it. Under PDEBench's released law (:mod:`pderepro.solvers.common.pdebench_ic`)
 each sample keeps its mean, which Burgers conserves. This script reads a study's generated
 Burgers test files (run the workflow up to ``merge_shards`` first) and prints, per ``nu``:
 the share of test trajectories whose RMS over x falls below ``1e-4`` of its start at some

@@ -26,8 +26,8 @@ from pderepro.data.io import open_netcdf
 from pderepro.data.turbulence_problems import les_problem
 from pderepro.evaluation.les_scores import advected_shells, load_les_closure
 from pderepro.evaluation.turbulence import enstrophy_spectrum, spectrum_log_error
-from pderepro.solvers.les import run_les
-from pderepro.solvers.les_filters import advected_part
+from pderepro.solvers.turbulence.les import run_les
+from pderepro.solvers.turbulence.les_filters import advected_part
 from pderepro.stages.turbulence import run_fit_closure_turbulence
 from pderepro.studies import repository_plan
 

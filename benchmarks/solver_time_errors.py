@@ -1,17 +1,16 @@
 """Time and resolution errors of the PDEBench Burgers and diffusion-reaction solvers under
-the released initial-condition law (:mod:`pderepro.solvers.pdebench_ic`).
+the released initial-condition law (:mod:`pderepro.solvers.common.pdebench_ic`).
 
-The figures in the docstrings of :mod:`pderepro.solvers.viscous_burgers` and
-:mod:`pderepro.solvers.diffusion_reaction` come from this script. Samples are drawn with
-:func:`~pderepro.solvers.pdebench_ic.draw_initial_condition` (seeds ``0, 1, ...``) in three
-kinds: ``law`` (as drawn), ``abs`` (drawn, then ``absolute=True``: kinks) and ``window``
-(drawn, then ``windowed=True``: tanh edges of width 0.01), plus for Burgers two ``stress``
-fields with ``max |u0| = 3.996``, near the bound 4 that sets grid and step (offsets 3 plus
-mode 8; offsets 2 plus modes 3 and 4). All on the saved 1024 cells, every frame to the
-last; errors are ``max |u - u_ref|`` over frames and cells divided by the reference
-trajectory's ``max |u|`` (which is ``max |u0|`` for Burgers); column ``t>=0.01`` divides by
-the max over the frames after the first instead (a field that decays in the first frame
-shows a larger figure there).
+The figures in the docstrings of :mod:`pderepro.solvers.burgers.viscous_burgers` and
+:mod:`pderepro.solvers.reaction_diffusion.diffusion_reaction` come from this script. Samples are
+drawn with :func:`~pderepro.solvers.common.pdebench_ic.draw_initial_condition` (seeds ``0, 1, ...``)
+in three kinds: ``law`` (as drawn), ``abs`` (drawn, then ``absolute=True``: kinks) and ``window``
+(drawn, then ``windowed=True``: tanh edges of width 0.01), plus for Burgers two ``stress`` fields
+with ``max |u0| = 3.996``, near the bound 4 that sets grid and step (offsets 3 plus mode 8; offsets
+2 plus modes 3 and 4). All on the saved 1024 cells, every frame to the last; errors are
+``max |u - u_ref|`` over frames and cells divided by the reference trajectory's ``max |u|`` (which
+is ``max |u0|`` for Burgers); column ``t>=0.01`` divides by the max over the frames after the first
+instead (a field that decays in the first frame shows a larger figure there).
 
 * ``burgers-time``: Burgers at the default ``courant = 4`` against ``courant = 1`` on the
   same internal grid, at nu in {0.01, 0.1, 1, 4} (``--nus``); also the largest spectral tail
@@ -43,17 +42,17 @@ import time
 import numpy as np
 import torch
 
-from pderepro.solvers.diffusion_reaction import (
-    STEPS_PER_FRAME,
-    pdebench_diffusion_reaction_frames,
-)
-from pderepro.solvers.pdebench_ic import (
+from pderepro.solvers.burgers.viscous_burgers import PDEBenchBurgersProblem, burgers_frames
+from pderepro.solvers.common.pdebench_ic import (
     LAW_WAVELENGTH,
     SinesIC,
     draw_initial_condition,
     evaluate_initial_conditions,
 )
-from pderepro.solvers.viscous_burgers import PDEBenchBurgersProblem, burgers_frames
+from pderepro.solvers.reaction_diffusion.diffusion_reaction import (
+    STEPS_PER_FRAME,
+    pdebench_diffusion_reaction_frames,
+)
 
 #: ``max |u0| = 3 * 0.999 + 0.999``: three offsets and mode 8, sign -1.
 STRESS_OFFSET_MODE8 = SinesIC(

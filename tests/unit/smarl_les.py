@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from pderepro.models.smarl import observation_scales
-from pderepro.solvers.navier_stokes_problem import NavierStokesProblem
+from pderepro.solvers.navier_stokes.problem import NavierStokesProblem
 from pderepro.training.smarl_env import LesAgentsEnv
 
 L = 2.0 * math.pi

@@ -7,15 +7,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pderepro.solvers import allen_cahn_verification as verification
-from pderepro.solvers.allen_cahn import (
+from pderepro.solvers.common.etdrk4 import etdrk4_coefficients
+from pderepro.solvers.reaction_diffusion.allen_cahn import (
     allen_cahn_frames,
     periodic_grid,
     reaction_flow,
     study_initial_condition,
 )
-from pderepro.solvers.convection import convection_exact
-from pderepro.solvers.etdrk4 import etdrk4_coefficients
+from pderepro.solvers.transport.advection import convection_exact
+from pderepro.verification import allen_cahn as verification
 
 
 def test_periodic_grid_leaves_out_the_right_end():

@@ -7,15 +7,15 @@ import math
 import numpy as np
 import pytest
 
-from pderepro.solvers.burgers import (
+from pderepro.solvers.burgers.burgers import (
     BurgersProblem,
     cole_hopf_sine,
     heat_solution,
     solve_burgers,
 )
-from pderepro.solvers.errors import SolverDivergedError
-from pderepro.solvers.random_fields import grf_eigenvalues_1d, grf_periodic_1d
-from pderepro.solvers.verification import ETDRK4_ORDER, burgers_convergence
+from pderepro.solvers.common.errors import SolverDivergedError
+from pderepro.solvers.common.random_fields import grf_eigenvalues_1d, grf_periodic_1d
+from pderepro.verification.burgers import ETDRK4_ORDER, burgers_convergence
 
 CPU = "cpu"
 
@@ -184,7 +184,7 @@ def test_rejects_wrong_shape():
 def test_stepper_step_leaves_input_unchanged():
     import torch
 
-    from pderepro.solvers.burgers import BurgersETDRK4
+    from pderepro.solvers.burgers.burgers import BurgersETDRK4
 
     stepper = BurgersETDRK4(32, 0.1, 1e-2, device=CPU)
     v = torch.fft.rfft(torch.as_tensor(grf_periodic_1d(2, 32, rng=np.random.default_rng(6))))

@@ -20,12 +20,12 @@ from pderepro.evaluation.climate import (
 )
 from pderepro.evaluation.rollout import run_coarse_model
 from pderepro.models.closures import Closure, LocalMLP, build_network, fit_ar1, fit_polynomial
-from pderepro.solvers.lorenz96 import Lorenz96Problem, subgrid_tendency
-from pderepro.solvers.lorenz96_coarse import (
+from pderepro.solvers.lorenz96.coarse import (
     coarse_grained_tendency,
     coarse_rk4_step,
     resolved_tendency,
 )
+from pderepro.solvers.lorenz96.lorenz96 import Lorenz96Problem, subgrid_tendency
 from pderepro.training.checkpoint import CheckpointError
 from tests.unit.configs import study
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import scipy.fft
 
-from pderepro.solvers.darcy import (
+from pderepro.solvers.elliptic.darcy import (
     DarcyProblem,
     coefficient_from_field,
     cosine_grf_eigenvalues,
@@ -18,7 +18,7 @@ from pderepro.solvers.darcy import (
     sample_cosine_grf,
     solve_darcy,
 )
-from pderepro.solvers.darcy_verification import (
+from pderepro.verification.darcy import (
     FD5_ORDER,
     INTERFACE_ORDERS,
     SMOOTH_CASE,
@@ -26,7 +26,7 @@ from pderepro.solvers.darcy_verification import (
     interface_case,
     manufactured_interface,
 )
-from pderepro.solvers.verification import COLUMNS
+from pderepro.verification.table import COLUMNS
 
 #: u(1/2, 1/2) for -Delta u = 1 on the unit square, u = 0 on the boundary (torsion problem).
 TORSION_CENTRE = 0.07367135328
@@ -206,7 +206,7 @@ def test_generate_samples():
 
 
 def test_generate_logs_progress(caplog):
-    with caplog.at_level(logging.INFO, logger="pderepro.solvers.darcy"):
+    with caplog.at_level(logging.INFO, logger="pderepro.solvers.elliptic.darcy"):
         generate_darcy_samples(20, DarcyProblem(resolution=9), seed=0)
     progress = [r for r in caplog.records if "samples" in r.getMessage()]
     assert 5 <= len(progress) <= 11 and "20/20" in progress[-1].getMessage()

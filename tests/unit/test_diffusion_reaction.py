@@ -12,14 +12,14 @@ import pderepro.data.generate_pdebench as gp
 from pderepro.config import ConfigError, validate
 from pderepro.data.io import open_layout_netcdf, write_netcdf
 from pderepro.data.specs import DATASET_SPECS
-from pderepro.solvers import diffusion_reaction_verification as verification
-from pderepro.solvers.diffusion_reaction import (
+from pderepro.solvers.common.pdebench_ic import cell_centres, draw_initial_condition, frame_times
+from pderepro.solvers.reaction_diffusion.diffusion_reaction import (
     diffusion_reaction_frames,
     logistic,
     unit_interval_initial_conditions,
 )
-from pderepro.solvers.pdebench_ic import cell_centres, draw_initial_condition, frame_times
 from pderepro.studies import config_schema
+from pderepro.verification import diffusion_reaction as verification
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = ROOT / "workflow/schemas/config.schema.yaml"

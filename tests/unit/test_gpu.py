@@ -6,8 +6,8 @@ import torch
 
 from pderepro.models.normalised import NormalisedModel
 from pderepro.models.registry import build_model
-from pderepro.solvers.burgers import BurgersProblem, solve_burgers
-from pderepro.solvers.random_fields import grf_periodic_1d
+from pderepro.solvers.burgers.burgers import BurgersProblem, solve_burgers
+from pderepro.solvers.common.random_fields import grf_periodic_1d
 from pderepro.training.loop import TrainingConfig, train
 
 pytestmark = pytest.mark.gpu

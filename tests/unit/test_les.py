@@ -18,8 +18,10 @@ from pderepro.evaluation.turbulence import (
     tail_mass,
     tail_ratio,
 )
-from pderepro.solvers.les import LesStepper, run_les
-from pderepro.solvers.les_closures import (
+from pderepro.solvers.navier_stokes.navier_stokes import NavierStokesProblem, NavierStokesStepper
+from pderepro.solvers.navier_stokes.torus import dealias_mask, sample_vorticity_grf
+from pderepro.solvers.turbulence.les import LesStepper, run_les
+from pderepro.solvers.turbulence.les_closures import (
     Closure,
     DynamicSmagorinsky,
     Leith,
@@ -29,7 +31,7 @@ from pderepro.solvers.les_closures import (
     make_closure,
     resolved_gradients,
 )
-from pderepro.solvers.les_filters import (
+from pderepro.solvers.turbulence.les_filters import (
     advection,
     apply_filter,
     coarse_grain,
@@ -39,8 +41,6 @@ from pderepro.solvers.les_filters import (
     subgrid_term,
     truncate_spectrum,
 )
-from pderepro.solvers.navier_stokes import NavierStokesProblem, NavierStokesStepper
-from pderepro.solvers.torus import dealias_mask, sample_vorticity_grf
 
 L = 2.0 * math.pi
 

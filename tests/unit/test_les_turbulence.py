@@ -19,9 +19,9 @@ from pderepro.evaluation.les_scores import (
     offline_scores,
 )
 from pderepro.models.les_cnn import CnnClosure, CnnClosureNet, build_cnn_closure_model
-from pderepro.solvers.les_closures import Smagorinsky
-from pderepro.solvers.les_filters import advected_part
-from pderepro.solvers.torus import dealias_mask, sample_vorticity_grf
+from pderepro.solvers.navier_stokes.torus import dealias_mask, sample_vorticity_grf
+from pderepro.solvers.turbulence.les_closures import Smagorinsky
+from pderepro.solvers.turbulence.les_filters import advected_part
 from pderepro.training.checkpoint import CheckpointError, save_checkpoint
 
 L = 2.0 * math.pi

@@ -10,10 +10,10 @@ import sys
 import numpy as np
 import pytest
 
-import pderepro.solvers.lorenz96 as l96
-from pderepro.solvers import lorenz96_kernel
-from pderepro.solvers.errors import SolverDivergedError
-from pderepro.solvers.lorenz96 import (
+import pderepro.solvers.lorenz96.lorenz96 as l96
+from pderepro.solvers.common.errors import SolverDivergedError
+from pderepro.solvers.lorenz96 import kernel as lorenz96_kernel
+from pderepro.solvers.lorenz96.lorenz96 import (
     Lorenz96Problem,
     attractor_state,
     integrate,
@@ -21,8 +21,8 @@ from pderepro.solvers.lorenz96 import (
     subgrid_tendency,
     tendencies,
 )
-from pderepro.solvers.lorenz96_verification import RK4_ORDER, lorenz96_convergence
-from pderepro.solvers.verification import COLUMNS
+from pderepro.verification.lorenz96 import RK4_ORDER, lorenz96_convergence
+from pderepro.verification.table import COLUMNS
 
 HAVE_NUMBA = importlib.util.find_spec("numba") is not None
 BACKENDS = [

@@ -8,21 +8,25 @@ import numpy as np
 import pytest
 import torch
 
-from pderepro.solvers.errors import SolverDivergedError
-from pderepro.solvers.navier_stokes import (
+from pderepro.solvers.common.errors import SolverDivergedError
+from pderepro.solvers.navier_stokes.navier_stokes import (
     NavierStokesProblem,
     NavierStokesStepper,
     solve_navier_stokes,
 )
-from pderepro.solvers.navier_stokes_verification import (
+from pderepro.solvers.navier_stokes.torus import (
+    dealias_mask,
+    grf_eigenvalues_2d,
+    sample_vorticity_grf,
+)
+from pderepro.verification.navier_stokes import (
     AB2CN_ORDER,
     forced_shell_error,
     navier_stokes_verification,
     spectral_diagnostics,
     taylor_green_error,
 )
-from pderepro.solvers.torus import dealias_mask, grf_eigenvalues_2d, sample_vorticity_grf
-from pderepro.solvers.verification import COLUMNS
+from pderepro.verification.table import COLUMNS
 
 CPU = "cpu"
 
@@ -278,11 +282,11 @@ def test_solver_matches_the_independent_advective_rk4_and_sees_the_advection_sig
     the step, and an O(1e-2) difference from the equation with the advection reversed."""
     import dataclasses
 
-    from pderepro.solvers.navier_stokes_verification import (
+    from pderepro.solvers.navier_stokes.torus import sample_vorticity_grf
+    from pderepro.verification.navier_stokes import (
         advective_reference_difference,
         box_if_rk4,
     )
-    from pderepro.solvers.torus import sample_vorticity_grf
 
     w0 = sample_vorticity_grf(2, 32, seed=1, device="cpu")
     base = NavierStokesProblem(viscosity=1e-3, t_final=1.0, resolution=32, record_interval=1.0)

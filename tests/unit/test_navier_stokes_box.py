@@ -9,21 +9,21 @@ import numpy as np
 import pytest
 import torch
 
-from pderepro.solvers.navier_stokes import (
+from pderepro.solvers.navier_stokes.navier_stokes import (
     NavierStokesProblem,
     NavierStokesStepper,
     solve_navier_stokes,
 )
-from pderepro.solvers.navier_stokes_box_verification import (
+from pderepro.solvers.navier_stokes.torus import sample_vorticity_grf
+from pderepro.verification.navier_stokes import AB2CN_ORDER, box_if_rk4
+from pderepro.verification.navier_stokes_box import (
     box_reference_difference,
     drag_decay_error,
     kolmogorov_laminar_error,
     navier_stokes_box_verification,
     rossby_wave_errors,
 )
-from pderepro.solvers.navier_stokes_verification import AB2CN_ORDER, box_if_rk4
-from pderepro.solvers.torus import sample_vorticity_grf
-from pderepro.solvers.verification import COLUMNS
+from pderepro.verification.table import COLUMNS
 
 CPU = "cpu"
 TWO_PI = 2.0 * math.pi

@@ -7,13 +7,12 @@ import numpy as np
 import pytest
 import torch
 
-from pderepro.solvers.nsm_reference import poisson_solution, reaction_diffusion_reference
-from pderepro.solvers.nsm_verification import nsm_verification
-from pderepro.solvers.random_fields import (
+from pderepro.solvers.common.random_fields import (
     fourier_upsample,
     periodic_kernel_eigenvalues,
     sample_periodic_kernel_grf,
 )
+from pderepro.solvers.elliptic.nsm_reference import poisson_solution, reaction_diffusion_reference
 from pderepro.training.spectral import build_operator_network, build_operator_problem
 from pderepro.training.spectral.basis import (
     chebyshev_matrix,
@@ -31,6 +30,7 @@ from pderepro.training.spectral.reaction_diffusion import (
     rd_spectral_loss,
     rd_spectral_residual,
 )
+from pderepro.verification.nsm import nsm_verification
 
 TWO_PI = 2.0 * np.pi
 

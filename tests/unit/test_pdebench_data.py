@@ -17,8 +17,8 @@ from pderepro.data.io import DataFileError, open_layout_netcdf, write_netcdf
 from pderepro.data.preprocess import normalisation_stats, subsample
 from pderepro.data.seeds import sample_seeds
 from pderepro.data.specs import DATASET_SPECS
-from pderepro.solvers.advection import advection_frames
-from pderepro.solvers.pdebench_ic import (
+from pderepro.solvers.burgers.viscous_burgers import PDEBenchBurgersProblem, burgers_frames
+from pderepro.solvers.common.pdebench_ic import (
     N_CELLS,
     N_FRAMES,
     T_FINAL,
@@ -27,7 +27,7 @@ from pderepro.solvers.pdebench_ic import (
     evaluate_initial_conditions,
     frame_times,
 )
-from pderepro.solvers.viscous_burgers import PDEBenchBurgersProblem, burgers_frames
+from pderepro.solvers.transport.advection import advection_frames
 from pderepro.studies import config_schema
 from pderepro.studies.resolution import DATASET_SIZES
 

@@ -8,10 +8,15 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from pderepro.solvers.advection import advect, advected_points, advection_frames
-from pderepro.solvers.burgers import cole_hopf_sine
-from pderepro.solvers.errors import SolverDivergedError
-from pderepro.solvers.pdebench_ic import (
+from pderepro.solvers.burgers.burgers import cole_hopf_sine
+from pderepro.solvers.burgers.viscous_burgers import (
+    RELEASED_NUS,
+    PDEBenchBurgersProblem,
+    burgers_frames,
+    solve_viscous_burgers,
+)
+from pderepro.solvers.common.errors import SolverDivergedError
+from pderepro.solvers.common.pdebench_ic import (
     SPEED_BOUND,
     SinesIC,
     cell_centres,
@@ -21,21 +26,16 @@ from pderepro.solvers.pdebench_ic import (
     sample_initial_conditions,
     window,
 )
-from pderepro.solvers.pdebench_ic_verification import initial_law_verification, law_statistics
-from pderepro.solvers.pdebench_verification import (
+from pderepro.solvers.transport.advection import advect, advected_points, advection_frames
+from pderepro.verification.pdebench import (
     STEEP_IC,
     advection_verification,
     cole_hopf_moderate,
     cole_hopf_sines,
     steep_front_convergence,
 )
-from pderepro.solvers.verification import COLUMNS
-from pderepro.solvers.viscous_burgers import (
-    RELEASED_NUS,
-    PDEBenchBurgersProblem,
-    burgers_frames,
-    solve_viscous_burgers,
-)
+from pderepro.verification.pdebench_ic import initial_law_verification, law_statistics
+from pderepro.verification.table import COLUMNS
 
 X = cell_centres()
 

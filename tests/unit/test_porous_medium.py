@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import integrate
 
-from pderepro.solvers.porous_medium import Barenblatt, constant_for_front
+from pderepro.solvers.reaction_diffusion.porous_medium import Barenblatt, constant_for_front
 
 
 def _inside(solution, n, rng, t=(1.0, 2.0)):

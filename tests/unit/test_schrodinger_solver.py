@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from scipy.integrate import trapezoid
 
-from pderepro.solvers import schrodinger as sch
-from pderepro.solvers import schrodinger_verification as verification
-from pderepro.solvers.verification import COLUMNS, observed_orders
+from pderepro.solvers.elliptic import schrodinger as sch
+from pderepro.verification import schrodinger as verification
+from pderepro.verification.table import COLUMNS, observed_orders
 
 DEPTH, HALF_WIDTH, WALL = sch.FINITE_WELL_DEPTH, sch.FINITE_WELL_HALF_WIDTH, sch.FINITE_WELL_WALL
 

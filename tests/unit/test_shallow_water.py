@@ -8,10 +8,9 @@ import math
 import numpy as np
 import pytest
 
-from pderepro.solvers import shallow_water_verification as verification
-from pderepro.solvers.errors import SolverDivergedError
-from pderepro.solvers.shallow_water import (
-    ShallowWaterProblem,
+from pderepro.solvers.common.errors import SolverDivergedError
+from pderepro.solvers.shallow_water.problem import ShallowWaterProblem
+from pderepro.solvers.shallow_water.shallow_water import (
     face_fluxes,
     solve_shallow_water,
     stable_time_step,
@@ -20,7 +19,8 @@ from pderepro.solvers.shallow_water import (
     total_energy,
     total_mass,
 )
-from pderepro.solvers.shallow_water_verification import (
+from pderepro.verification import shallow_water as verification
+from pderepro.verification.shallow_water import (
     dam_break_exact,
     random_states,
     stoker_middle_state,

@@ -17,8 +17,7 @@ from pderepro.models.flux_stencil import (
     fit_diffusion,
     stencil_features,
 )
-from pderepro.solvers.shallow_water import ShallowWaterProblem, total_mass
-from pderepro.solvers.shallow_water_coarse import (
+from pderepro.solvers.shallow_water.coarse import (
     advance_interval,
     block_average,
     coarse_face_values,
@@ -26,12 +25,14 @@ from pderepro.solvers.shallow_water_coarse import (
     exact_correction,
     fct_limit,
 )
-from pderepro.solvers.shallow_water_forcing import (
+from pderepro.solvers.shallow_water.forcing import (
     forcing_cell_averages,
     kick,
     ou_coefficients,
     random_initial_states,
 )
+from pderepro.solvers.shallow_water.problem import ShallowWaterProblem
+from pderepro.solvers.shallow_water.shallow_water import total_mass
 
 FINE, FACTOR = 256, 8
 SYSTEM = {

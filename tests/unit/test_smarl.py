@@ -19,8 +19,8 @@ from pderepro.models.smarl import (
     coefficient_field,
     observation_scales,
 )
-from pderepro.solvers.les import run_les
-from pderepro.solvers.les_closures import Smagorinsky
+from pderepro.solvers.turbulence.les import run_les
+from pderepro.solvers.turbulence.les_closures import Smagorinsky
 from pderepro.training.smarl import CURVE_COLUMNS, train_smarl
 from pderepro.training.smarl_env import AgentsVecEnv
 from tests.unit.smarl_les import L, N, enstrophy_reward, make_env, problem, smooth_fields

@@ -19,8 +19,8 @@ from pderepro.data.turbulence import (
     turbulence_problem,
 )
 from pderepro.evaluation.turbulence_truth import truth_statistics
-from pderepro.solvers.les_filters import advection, coarse_grain
-from pderepro.solvers.torus import dealias_mask
+from pderepro.solvers.navier_stokes.torus import dealias_mask
+from pderepro.solvers.turbulence.les_filters import advection, coarse_grain
 
 N = 32
 RUN = {"spin_up_time": 1.0, "n_snapshots": 3, "snapshot_interval": 0.25, "series_interval": 0.25}

@@ -14,11 +14,11 @@ take, the coarse-graining's parameters, the figures, the config checks and the c
 - ``lorenz96``: the two-scale Lorenz-96 model; the coarse model is the X-only RK4 model.
 - ``turbulence2d``: forced 2-D turbulence (:mod:`pderepro.data.turbulence`); the truth is
   the DNS, the coarse model the LES on ``system.les_resolution`` points per side
-  (:mod:`pderepro.solvers.les`), the closure target the exact subgrid term ``Pi``.
+  (:mod:`pderepro.solvers.turbulence.les`), the closure target the exact subgrid term ``Pi``.
 - ``shallow_water1d``: forced 1-D shallow water (:mod:`pderepro.data.shallow_water_truth`);
   the truth is the fine finite-volume run, the coarse model the same scheme on
   ``system.coarse_resolution`` cells, the closure target the exact sub-grid face flux
-  (:mod:`pderepro.solvers.shallow_water_coarse`); the setup's value is the forcing
+  (:mod:`pderepro.solvers.shallow_water.coarse`); the setup's value is the forcing
   amplitude.
 
 Each system's own functions (config checks, stage settings, captions, step costs) are in

@@ -11,8 +11,8 @@ import xarray as xr
 
 from pderepro.data.seeds import sample_seeds
 from pderepro.data.specs import DATASET_SPECS
-from pderepro.solvers.burgers import BurgersProblem, solve_burgers
-from pderepro.solvers.random_fields import grf_periodic_1d
+from pderepro.solvers.burgers.burgers import BurgersProblem, solve_burgers
+from pderepro.solvers.common.random_fields import grf_periodic_1d
 
 log = logging.getLogger(__name__)
 

@@ -16,9 +16,9 @@ import xarray as xr
 
 from pderepro.data.seeds import sample_seeds
 from pderepro.data.specs import DATASET_SPECS
-from pderepro.solvers.darcy import DarcyProblem, generate_darcy_samples
-from pderepro.solvers.navier_stokes import NavierStokesProblem, solve_navier_stokes
-from pderepro.solvers.torus import sample_vorticity_grf
+from pderepro.solvers.elliptic.darcy import DarcyProblem, generate_darcy_samples
+from pderepro.solvers.navier_stokes.navier_stokes import NavierStokesProblem, solve_navier_stokes
+from pderepro.solvers.navier_stokes.torus import sample_vorticity_grf
 
 log = logging.getLogger(__name__)
 

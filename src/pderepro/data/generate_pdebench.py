@@ -10,7 +10,7 @@ within a file), so the files of several values concatenate along ``sample`` and 
 reads it as a per-sample scalar input.
 
 Each sample's initial condition is drawn by
-:func:`~pderepro.solvers.pdebench_ic.draw_initial_condition` from a generator seeded with
+:func:`~pderepro.solvers.common.pdebench_ic.draw_initial_condition` from a generator seeded with
 that sample's own seed (:func:`~pderepro.data.seeds.sample_seeds`, recorded as ``seed``),
 and its drawn parameters are recorded beside it (``ic_*`` variables), so any sample can be
 audited or regenerated alone and no sample depends on how a split is sharded.
@@ -29,10 +29,21 @@ import xarray as xr
 
 from pderepro.data.seeds import sample_seeds
 from pderepro.data.specs import DATASET_SPECS
-from pderepro.solvers.advection import advection_frames
-from pderepro.solvers.diffusion_reaction import pdebench_diffusion_reaction_frames
-from pderepro.solvers.pdebench_ic import SinesIC, cell_centres, draw_initial_condition, frame_times
-from pderepro.solvers.viscous_burgers import OVERSAMPLE, PDEBenchBurgersProblem, burgers_frames
+from pderepro.solvers.burgers.viscous_burgers import (
+    OVERSAMPLE,
+    PDEBenchBurgersProblem,
+    burgers_frames,
+)
+from pderepro.solvers.common.pdebench_ic import (
+    SinesIC,
+    cell_centres,
+    draw_initial_condition,
+    frame_times,
+)
+from pderepro.solvers.reaction_diffusion.diffusion_reaction import (
+    pdebench_diffusion_reaction_frames,
+)
+from pderepro.solvers.transport.advection import advection_frames
 
 log = logging.getLogger(__name__)
 
@@ -46,10 +57,11 @@ ADVECTION_BATCH = 64
 #: frames) stay within the job's memory margin (about 0.4 GB at 64). Grid and step never
 #: depend on the batch, so neither do the data.
 BURGERS_BATCH = {"cpu": 16, "cuda": 64}
-#: Largest accepted spectral tail (:class:`~pderepro.solvers.viscous_burgers.BurgersFrames`),
-#: about the relative spatial error: two orders below the smallest published PDEBench
-#: nRMSE (2.9e-3, docs/references.md), so that data error cannot show in a comparison. The
-#: solver's default ``points_per_front = 5`` gives 1e-7 or less.
+#: Largest accepted spectral tail
+#: (:class:`~pderepro.solvers.burgers.viscous_burgers.BurgersFrames`), about the relative spatial
+#: error: two orders below the smallest published PDEBench nRMSE (2.9e-3, docs/references.md), so
+#: that data error cannot show in a comparison. The solver's default ``points_per_front = 5`` gives
+#: 1e-7 or less.
 MAX_SPECTRAL_TAIL = 1e-5
 
 
@@ -90,7 +102,7 @@ def ic_records(ics: Sequence[SinesIC]) -> dict[str, tuple[tuple[str, ...], np.nd
         and ``ic_phase`` (radians), each ``(sample, sine)``; ``ic_absolute``,
         ``ic_windowed`` (int8 0/1), ``ic_sign`` (int8 +-1), ``ic_window_left``,
         ``ic_window_right`` and ``ic_wavelength`` (length units), each ``(sample,)``.
-        float64, so that :func:`~pderepro.solvers.pdebench_ic.evaluate_initial_conditions`
+        float64, so that :func:`~pderepro.solvers.common.pdebench_ic.evaluate_initial_conditions`
         of the recorded values reproduces the sample.
     """
     pair, single = ("sample", "sine"), ("sample",)

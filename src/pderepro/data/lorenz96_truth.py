@@ -14,8 +14,13 @@ import numpy as np
 import xarray as xr
 from tqdm import tqdm
 
-from pderepro.solvers.lorenz96 import Lorenz96Problem, attractor_state, integrate, whole_steps
-from pderepro.solvers.lorenz96_coarse import coarse_grained_tendency
+from pderepro.solvers.lorenz96.coarse import coarse_grained_tendency
+from pderepro.solvers.lorenz96.lorenz96 import (
+    Lorenz96Problem,
+    attractor_state,
+    integrate,
+    whole_steps,
+)
 
 log = logging.getLogger(__name__)
 

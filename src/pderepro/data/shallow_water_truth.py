@@ -1,17 +1,17 @@
 """Truth runs of forced 1-D shallow water for closure studies, filtered to the coarse grid.
 
 The ``shallow_water1d`` closure system (:mod:`pderepro.data.closure_systems`). A truth run
-is an ensemble of fine runs (:mod:`pderepro.solvers.shallow_water`) from smooth random
-states (:func:`~pderepro.solvers.shallow_water_forcing.random_initial_states`), kicked
+is an ensemble of fine runs (:mod:`pderepro.solvers.shallow_water.shallow_water`) from smooth random
+states (:func:`~pderepro.solvers.shallow_water.forcing.random_initial_states`), kicked
 every coarse step ``system.time_step`` by the large-scale stochastic forcing of amplitude
 ``A`` (the setup's value) and the linear drag
-(:mod:`pderepro.solvers.shallow_water_forcing`). A forced run discards ``spinup_time``; an
+(:mod:`pderepro.solvers.shallow_water.forcing`). A forced run discards ``spinup_time``; an
 unforced one (``A = 0``, the decaying setup) starts at once, since a spin-up would leave it
 at rest. What is kept is on the coarse grid only:
 
 * ``pairs``: block averages ``state`` at every ``save_interval`` and the fine run's
   time-averaged flux ``flux`` through the coarse faces over the coarse step that starts
-  there (:func:`~pderepro.solvers.shallow_water_coarse.advance_interval`): the closure
+  there (:func:`~pderepro.solvers.shallow_water.coarse.advance_interval`): the closure
   pairs' inputs and exact targets;
 * ``climate``: two ensembles recorded every ``record_interval`` from the end of the
   spin-up: ``ensemble`` 0, the reference; ``ensemble`` 1 runs from the reference's block
@@ -31,19 +31,19 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from pderepro.solvers.lorenz96 import whole_steps
-from pderepro.solvers.shallow_water import ShallowWaterProblem
-from pderepro.solvers.shallow_water_coarse import (
+from pderepro.solvers.lorenz96.lorenz96 import whole_steps
+from pderepro.solvers.shallow_water.coarse import (
     advance_interval,
     block_average,
     coarse_face_values,
 )
-from pderepro.solvers.shallow_water_forcing import (
+from pderepro.solvers.shallow_water.forcing import (
     forcing_cell_averages,
     kick,
     ou_coefficients,
     random_initial_states,
 )
+from pderepro.solvers.shallow_water.problem import ShallowWaterProblem
 
 log = logging.getLogger(__name__)
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from pderepro.data.layouts import Layout
 from pderepro.resources import BYTES_PER_MB, mem_mb, runtime_minutes
-from pderepro.solvers.viscous_burgers_problem import PDEBenchBurgersProblem
+from pderepro.solvers.burgers.viscous_burgers_problem import PDEBenchBurgersProblem
 
 SCHEMA_DIR = Path(__file__).parent / "schemas"
 #: Bytes of one stored float32 value.

@@ -4,7 +4,7 @@ Forced 2-D turbulence is the test bed of the subgrid closures of issue 17 (docs/
 ``w_t + u . grad w + beta v = nu Lap w - mu w + f`` on the ``2 pi`` box with linear drag ``mu``
 and the Kolmogorov forcing in both directions, ``f = A (cos(k_f x) + cos(k_f y))`` (forcing kind
 ``"kolmogorov_xy"`` of :class:`NavierStokesProblem`), integrated by the pseudo-spectral AB2/CN
-solver of :mod:`pderepro.solvers.navier_stokes`.
+solver of :mod:`pderepro.solvers.navier_stokes.navier_stokes`.
 
 :func:`spin_up_and_snapshots` runs independent members from random vorticity, discards a spin-up
 (keeping its kinetic energy and enstrophy series as evidence of statistical steadiness) and saves
@@ -57,10 +57,10 @@ paper's own equation was not read. The single-direction forcing kept a mean zona
 ``x``-averaged vorticity carried ~40 % of the vorticity variance at ``128^2``), an anisotropic
 truth unlike the paper's.
 
-Initial vorticity: :func:`~pderepro.solvers.torus.sample_vorticity_grf` with the problem's GRF
-parameters, drawn on the unit torus and used as grid values on the ``L`` box (so its correlation
-length is ``L`` times the unit-torus one); projected onto the solver's 2/3-rule modes, so the
-state stays in the Galerkin space the solver advects. The spin-up forgets it.
+Initial vorticity: :func:`~pderepro.solvers.navier_stokes.torus.sample_vorticity_grf` with the
+problem's GRF parameters, drawn on the unit torus and used as grid values on the ``L`` box (so its
+correlation length is ``L`` times the unit-torus one); projected onto the solver's 2/3-rule modes,
+so the state stays in the Galerkin space the solver advects. The spin-up forgets it.
 """
 
 from __future__ import annotations
@@ -76,10 +76,15 @@ import torch
 import xarray as xr
 
 from pderepro.data.conventions import apply_conventions
-from pderepro.solvers.errors import SolverDivergedError
-from pderepro.solvers.les_filters import filter_width, filtered_pair, streamfunction
-from pderepro.solvers.navier_stokes import NavierStokesProblem, NavierStokesStepper
-from pderepro.solvers.torus import dealias_mask, default_device, sample_vorticity_grf, wavenumbers
+from pderepro.solvers.common.errors import SolverDivergedError
+from pderepro.solvers.navier_stokes.navier_stokes import NavierStokesProblem, NavierStokesStepper
+from pderepro.solvers.navier_stokes.torus import (
+    dealias_mask,
+    default_device,
+    sample_vorticity_grf,
+    wavenumbers,
+)
+from pderepro.solvers.turbulence.les_filters import filter_width, filtered_pair, streamfunction
 
 __all__ = [
     "SOLVER",
@@ -355,8 +360,8 @@ def filtered_pairs(
     """LES training pairs of every snapshot: ``(w_bar, psi_bar, Pi)`` on the ``n_les`` grid.
 
     ``w_bar`` and the exact subgrid term ``Pi = filter(u . grad w) - u_bar . grad w_bar`` come
-    from :func:`~pderepro.solvers.les_filters.filtered_pair` (filter width ``L / n_les``, sign
-    convention ``w_bar_t + u_bar . grad w_bar = ... - Pi``); ``psi_bar`` solves
+    from :func:`~pderepro.solvers.turbulence.les_filters.filtered_pair` (filter width ``L / n_les``,
+    sign convention ``w_bar_t + u_bar . grad w_bar = ... - Pi``); ``psi_bar`` solves
     ``-Lap psi_bar = w_bar`` spectrally on the LES grid of the ``L`` box.
 
     Parameters
@@ -367,7 +372,7 @@ def filtered_pairs(
     n_les : int
         LES points per side, even, ``<= n``.
     filter : str
-        ``"sharp"`` or ``"gaussian"`` (see :mod:`pderepro.solvers.les_filters`).
+        ``"sharp"`` or ``"gaussian"`` (see :mod:`pderepro.solvers.turbulence.les_filters`).
     device : str or torch.device, optional
         Where to compute (float64); CUDA when available, else CPU.
 

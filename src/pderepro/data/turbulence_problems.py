@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from pderepro.solvers.les_filters import filter_transfer
-from pderepro.solvers.navier_stokes_problem import NavierStokesProblem
+from pderepro.solvers.navier_stokes.problem import NavierStokesProblem
+from pderepro.solvers.turbulence.les_filters import filter_transfer
 
 __all__ = ["dns_problem", "les_problem"]
 

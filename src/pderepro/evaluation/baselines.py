@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from pderepro.solvers.burgers import heat_solution
+from pderepro.solvers.burgers.burgers import heat_solution
 
 #: Per-sample arrays: inputs ``(sample, *grid_in)``; returns ``(sample, *grid_out)``.
 Reference = Callable[..., np.ndarray]

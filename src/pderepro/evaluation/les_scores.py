@@ -1,8 +1,9 @@
 """Scores of LES closures of 2-D turbulence: loading a fitted closure, offline and a posteriori.
 
-- :func:`load_les_closure` rebuilds the LES closure (:class:`pderepro.solvers.les_closures.
-  Closure`) of a checkpoint of the ``fit_closure`` stage: a classical closure from its name and
-  constant, the CNN from its weights, SMARL from its exported policy.
+- :func:`load_les_closure` rebuilds the LES closure
+  (:class:`pderepro.solvers.turbulence.les_closures.Closure`) of a checkpoint of the ``fit_closure``
+  stage: a classical closure from its name and constant, the CNN from its weights, SMARL from its
+  exported policy.
 - :func:`offline_scores`: the closure's ``Pi`` against the exact one on held-out filtered DNS
   (correlation over all points, RMSE).
 - :func:`a_posteriori_scores`: statistics of LES runs against the reference (the filtered DNS):
@@ -26,8 +27,8 @@ from pderepro.evaluation.turbulence import spectrum_log_error, tail_mass
 from pderepro.evaluation.turbulence_truth import truth_statistics
 from pderepro.models.les_cnn import CnnClosure, build_cnn_closure_model
 from pderepro.models.smarl import SmarlClosure, SmarlPolicy
-from pderepro.solvers.les_closures import Closure, make_closure
-from pderepro.solvers.les_filters import advected_part
+from pderepro.solvers.turbulence.les_closures import Closure, make_closure
+from pderepro.solvers.turbulence.les_filters import advected_part
 from pderepro.training.checkpoint import CheckpointError, load_checkpoint
 
 __all__ = [
@@ -100,7 +101,7 @@ def offline_scores(
         on the modes the LES advects, the only ones the LES uses.
     w_bar, pi : numpy.ndarray
         Filtered vorticity (1/time) and exact subgrid term (1/time^2), ``(N, n, n)``, both on
-        the advected modes (:func:`~pderepro.solvers.les_filters.advected_part`).
+        the advected modes (:func:`~pderepro.solvers.turbulence.les_filters.advected_part`).
     box_size : float
         Box side ``L``.
 

@@ -14,7 +14,7 @@ import numpy as np
 from tqdm import tqdm
 
 from pderepro.models.closures import Closure
-from pderepro.solvers.lorenz96_coarse import coarse_rk4_step
+from pderepro.solvers.lorenz96.coarse import coarse_rk4_step
 
 log = logging.getLogger(__name__)
 

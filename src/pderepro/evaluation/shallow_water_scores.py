@@ -32,8 +32,9 @@ from typing import Any
 import numpy as np
 
 from pderepro.models.flux_stencil import StencilFluxNet, diffusive_flux
-from pderepro.solvers.shallow_water import ShallowWaterProblem, velocity
-from pderepro.solvers.shallow_water_coarse import corrected_step
+from pderepro.solvers.shallow_water.coarse import corrected_step
+from pderepro.solvers.shallow_water.problem import ShallowWaterProblem
+from pderepro.solvers.shallow_water.shallow_water import velocity
 from pderepro.training.checkpoint import CheckpointError, load_checkpoint
 
 #: Closure families of the shallow-water system.

@@ -2,7 +2,7 @@
 
 A closure gives, at every coarse face ``J`` (the left face of cell ``J``), the mass and
 momentum flux correction ``C_J`` the coarse scheme misses
-(:mod:`pderepro.solvers.shallow_water_coarse`), from the coarse cells ``J-2, J-1, J, J+1``:
+(:mod:`pderepro.solvers.shallow_water.coarse`), from the coarse cells ``J-2, J-1, J, J+1``:
 
 * :class:`StencilFluxNet`: the seed paper's feed-forward network on the stencil's
   coarse variables and their local averages. Its inputs per face are the stencil means
@@ -25,7 +25,7 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
-from pderepro.solvers.shallow_water import velocity
+from pderepro.solvers.shallow_water.shallow_water import velocity
 
 __all__ = ["StencilFluxNet", "diffusive_flux", "fit_diffusion", "stencil_features"]
 

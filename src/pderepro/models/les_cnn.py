@@ -2,15 +2,15 @@
 
 A small fully convolutional network with circular padding (the box is periodic) maps the
 resolved vorticity and streamfunction on the LES grid to the exact subgrid term ``Pi`` of
-:mod:`pderepro.solvers.les_filters` (trained offline on filtered DNS pairs, as in Guan et al.
-2022). Being local and translation-equivariant, it applies to any LES grid with the training
+:mod:`pderepro.solvers.turbulence.les_filters` (trained offline on filtered DNS pairs, as in Guan et
+al. 2022). Being local and translation-equivariant, it applies to any LES grid with the training
 grid's spacing.
 
 :class:`CnnClosureNet` works on normalised fields: it divides its two input channels by their
 training standard deviations (buffers, so a checkpoint is self-describing), and the
 :class:`~pderepro.models.normalised.NormalisedModel` around it restores ``Pi``'s units.
 :class:`CnnClosure` turns the trained model into an LES closure
-(``closure(w, box_size) -> Pi``, :class:`pderepro.solvers.les_closures.Closure`).
+(``closure(w, box_size) -> Pi``, :class:`pderepro.solvers.turbulence.les_closures.Closure`).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import torch
 from torch import Tensor, nn
 
 from pderepro.models.normalised import NormalisedModel
-from pderepro.solvers.les_filters import streamfunction
+from pderepro.solvers.turbulence.les_filters import streamfunction
 
 __all__ = ["CnnClosure", "CnnClosureNet", "cnn_inputs"]
 

@@ -7,10 +7,10 @@ Smagorinsky coefficient ``C_s`` (:func:`action_to_cs`); one policy (:class:`Smar
 shared by all agents, so the closure is local and the same everywhere. The agents' ``C_s`` are
 interpolated bilinearly and periodically to the whole grid (:func:`coefficient_field`) and the
 subgrid term is the Smagorinsky one with that per-point coefficient,
-``Pi = -div((C_s Delta)^2 |S| grad w)`` (:class:`~pderepro.solvers.les_closures.Smagorinsky`).
-:class:`SmarlClosure` is the trained closure in the protocol of
-:mod:`pderepro.solvers.les_closures`; the environment and the PPO training are in
-:mod:`pderepro.training.smarl_env` and :mod:`pderepro.training.smarl`.
+``Pi = -div((C_s Delta)^2 |S| grad w)``
+(:class:`~pderepro.solvers.turbulence.les_closures.Smagorinsky`). :class:`SmarlClosure` is the
+trained closure in the protocol of :mod:`pderepro.solvers.turbulence.les_closures`; the environment
+and the PPO training are in :mod:`pderepro.training.smarl_env` and :mod:`pderepro.training.smarl`.
 
 Observations are the patch means of ``w^2`` (1/time^2), ``|grad w|^2`` (1/(length^2 time^2))
 and ``|S|^2`` (1/time^2), each divided by its domain mean over a reference set of fields
@@ -36,7 +36,7 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
-from pderepro.solvers.les_closures import Smagorinsky, resolved_gradients
+from pderepro.solvers.turbulence.les_closures import Smagorinsky, resolved_gradients
 
 logger = logging.getLogger(__name__)
 
@@ -312,15 +312,15 @@ class SmarlPolicy(nn.Module):
 
 class SmarlClosure:
     """The SMARL closure ``closure(w, box_size) -> Pi`` (protocol of
-    :class:`~pderepro.solvers.les_closures.Closure`).
+    :class:`~pderepro.solvers.turbulence.les_closures.Closure`).
 
     Every ``steps_per_action`` calls, starting with the first, the agents observe ``w`` and set
     their ``C_s``, which are interpolated to a coefficient field; in between the field is held,
     as the agents act once per action interval in training. ``Pi`` is the Smagorinsky term with
     that field. Fields are float64; the policy runs in float32 under ``torch.no_grad``. The
-    counter counts calls, one per LES step with :class:`~pderepro.solvers.les.LesStepper`
-    (:func:`~pderepro.solvers.les.run_les` calls it only there); :meth:`reset` restarts it for a
-    new trajectory.
+    counter counts calls, one per LES step with :class:`~pderepro.solvers.turbulence.les.LesStepper`
+    (:func:`~pderepro.solvers.turbulence.les.run_les` calls it only there); :meth:`reset` restarts
+    it for a new trajectory.
 
     Parameters
     ----------

@@ -29,7 +29,7 @@ from pderepro.models.closures import NETWORK_KINDS, Closure, build_network, fit_
 from pderepro.models.normalised import NormalisedModel
 from pderepro.models.registry import count_parameters
 from pderepro.runtime import set_threads
-from pderepro.solvers.lorenz96 import Lorenz96Problem
+from pderepro.solvers.lorenz96.lorenz96 import Lorenz96Problem
 from pderepro.training.checkpoint import fingerprint, save_checkpoint
 from pderepro.training.loop import TrainingConfig, train
 

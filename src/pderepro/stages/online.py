@@ -16,7 +16,7 @@ from pderepro.evaluation.climate import climate_distances, histogram_edges
 from pderepro.evaluation.predict import load_closure
 from pderepro.evaluation.rollout import run_coarse_model
 from pderepro.runtime import set_threads
-from pderepro.solvers.lorenz96 import whole_steps
+from pderepro.solvers.lorenz96.lorenz96 import whole_steps
 
 log = logging.getLogger(__name__)
 

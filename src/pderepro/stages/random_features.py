@@ -28,7 +28,7 @@ from pderepro.models.random_features import (
     relative_l2,
 )
 from pderepro.plotting.random_features import plot_error_vs_features
-from pderepro.solvers.porous_medium import Barenblatt
+from pderepro.solvers.reaction_diffusion.porous_medium import Barenblatt
 
 log = logging.getLogger(__name__)
 

@@ -128,18 +128,18 @@ def run_validate_solvers(*, csv: str, figures: Sequence[str]) -> None:
     # imported here: the solvers bring torch and numba, which the table jobs of this
     # module never need
     from pderepro.plotting.figures import plot_convergence
-    from pderepro.solvers.allen_cahn_verification import allen_cahn_verification
-    from pderepro.solvers.darcy_verification import darcy_convergence
-    from pderepro.solvers.diffusion_reaction_verification import diffusion_reaction_verification
-    from pderepro.solvers.lorenz96_verification import lorenz96_convergence
-    from pderepro.solvers.navier_stokes_box_verification import navier_stokes_box_verification
-    from pderepro.solvers.navier_stokes_verification import navier_stokes_verification
-    from pderepro.solvers.nsm_verification import nsm_verification
-    from pderepro.solvers.pdebench_ic_verification import initial_law_verification
-    from pderepro.solvers.pdebench_verification import pdebench_verification
-    from pderepro.solvers.schrodinger_verification import schrodinger_verification
-    from pderepro.solvers.shallow_water_verification import shallow_water_verification
-    from pderepro.solvers.verification import burgers_convergence
+    from pderepro.verification.allen_cahn import allen_cahn_verification
+    from pderepro.verification.burgers import burgers_convergence
+    from pderepro.verification.darcy import darcy_convergence
+    from pderepro.verification.diffusion_reaction import diffusion_reaction_verification
+    from pderepro.verification.lorenz96 import lorenz96_convergence
+    from pderepro.verification.navier_stokes import navier_stokes_verification
+    from pderepro.verification.navier_stokes_box import navier_stokes_box_verification
+    from pderepro.verification.nsm import nsm_verification
+    from pderepro.verification.pdebench import pdebench_verification
+    from pderepro.verification.pdebench_ic import initial_law_verification
+    from pderepro.verification.schrodinger import schrodinger_verification
+    from pderepro.verification.shallow_water import shallow_water_verification
 
     studies = [
         burgers_convergence,

@@ -31,7 +31,7 @@ from pderepro.evaluation.shallow_water_scores import (
 from pderepro.models.flux_stencil import StencilFluxNet, fit_diffusion, stencil_features
 from pderepro.models.registry import count_parameters
 from pderepro.runtime import set_threads
-from pderepro.solvers.shallow_water_coarse import exact_correction
+from pderepro.solvers.shallow_water.coarse import exact_correction
 from pderepro.training.checkpoint import fingerprint, save_checkpoint
 from pderepro.training.loop import TrainingConfig, train
 
@@ -75,7 +75,7 @@ def run_coarse_grain_shallow_water(
     """Closure pairs ``(state, correction)`` from a pairs run, in contiguous time blocks.
 
     ``correction`` is the exact sub-grid flux correction
-    (:func:`~pderepro.solvers.shallow_water_coarse.exact_correction`): the fine run's
+    (:func:`~pderepro.solvers.shallow_water.coarse.exact_correction`): the fine run's
     time-averaged flux through each coarse face over the coarse step, minus the coarse
     scheme's from the filtered state."""
     set_threads(threads)

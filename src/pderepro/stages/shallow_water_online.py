@@ -30,9 +30,9 @@ from pderepro.evaluation.shallow_water_scores import (
 )
 from pderepro.evaluation.tables import closure_table, write_table
 from pderepro.runtime import set_threads
-from pderepro.solvers.lorenz96 import whole_steps
-from pderepro.solvers.shallow_water_coarse import run_coarse_model
-from pderepro.solvers.shallow_water_forcing import forcing_cell_averages, kick
+from pderepro.solvers.lorenz96.lorenz96 import whole_steps
+from pderepro.solvers.shallow_water.coarse import run_coarse_model
+from pderepro.solvers.shallow_water.forcing import forcing_cell_averages, kick
 
 log = logging.getLogger(__name__)
 
@@ -91,7 +91,7 @@ def run_online_shallow_water(
 ) -> None:  # fmt: skip
     """The coarse model with one closure in every setup, scored against the filtered
     reference run (``online.time_step``: the coarse step; a run blows up as
-    :func:`~pderepro.solvers.shallow_water_coarse.run_coarse_model` says).
+    :func:`~pderepro.solvers.shallow_water.coarse.run_coarse_model` says).
 
     A closure fitted from several seeds runs once per seed: its row holds the seeds' mean of
     every score, their spread (``h_error_std``, ``energy_bias_std``: standard deviation over

@@ -36,8 +36,8 @@ from pderepro.models.les_cnn import build_cnn_closure_model, cnn_inputs
 from pderepro.models.registry import count_parameters
 from pderepro.models.smarl import observation_scales
 from pderepro.runtime import set_threads
-from pderepro.solvers.les_closures import LEITH_CONSTANT, SMAGORINSKY_CONSTANT
-from pderepro.solvers.les_filters import advected_part
+from pderepro.solvers.turbulence.les_closures import LEITH_CONSTANT, SMAGORINSKY_CONSTANT
+from pderepro.solvers.turbulence.les_filters import advected_part
 from pderepro.training.checkpoint import fingerprint, save_checkpoint
 from pderepro.training.loop import TrainingConfig, train
 from pderepro.training.smarl import train_smarl
@@ -113,8 +113,8 @@ def _open_pairs(path: str, split: str) -> xr.Dataset:
 
 def _flat(ds: xr.Dataset, name: str) -> np.ndarray:
     """``(member * time, n, n)`` float32 in the ``(x, y)`` layout, on the modes the LES
-    advects (:func:`~pderepro.solvers.les_filters.advected_part`): what an LES state holds and
-    what of ``Pi`` the LES uses, so closures are trained and scored on that alone."""
+    advects (:func:`~pderepro.solvers.turbulence.les_filters.advected_part`): what an LES state
+    holds and what of ``Pi`` the LES uses, so closures are trained and scored on that alone."""
     values = ds[name].transpose("member", "time", "x", "y").to_numpy()
     flat = torch.as_tensor(values.reshape(-1, *values.shape[-2:]), dtype=torch.float64)
     return advected_part(flat).numpy().astype(np.float32)

@@ -31,9 +31,9 @@ from pderepro.evaluation.tables import closure_table, write_table
 from pderepro.evaluation.turbulence import energy_spectrum, enstrophy_spectrum
 from pderepro.evaluation.turbulence_truth import truth_statistics
 from pderepro.runtime import set_threads
-from pderepro.solvers.les import run_les
-from pderepro.solvers.les_filters import advected_part, coarse_grain
-from pderepro.solvers.lorenz96 import whole_steps
+from pderepro.solvers.lorenz96.lorenz96 import whole_steps
+from pderepro.solvers.turbulence.les import run_les
+from pderepro.solvers.turbulence.les_filters import advected_part, coarse_grain
 
 log = logging.getLogger(__name__)
 
@@ -48,8 +48,8 @@ OFFLINE_COLUMNS = ["closure", "case", "pi_correlation", "pi_rmse"]
 
 def _filtered_ensembles(path: str, n_les: int, kind: str):
     """Reference and noise-floor DNS ensembles filtered to the LES grid and kept on the modes
-    the LES advects (:func:`~pderepro.solvers.les_filters.advected_part`: all an LES state
-    holds after its spin-up), each ``(member, time, n_les, n_les)`` float64; the climate
+    the LES advects (:func:`~pderepro.solvers.turbulence.les_filters.advected_part`: all an LES
+    state holds after its spin-up), each ``(member, time, n_les, n_les)`` float64; the climate
     dataset itself. Filtered one member at a time (a paper member is 400 x 1024^2 values)."""
     ds = open_netcdf(path, required=("w",), expect_attrs={"role": "climate"})
     members = []

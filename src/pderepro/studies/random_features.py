@@ -1,12 +1,11 @@
 """Study kind ``random_features``: random-feature networks fitted to exact solutions by
 least squares, the error against the number of features per dimension (docs/references.md).
 
-A study is dimensions x seeds. A *dimension* names a target (an exact solution in ``d``
-space dimensions and time, :mod:`pderepro.solvers.porous_medium`) with its parameters and
-space-time box. Each ``(dimension, seed)`` is one job fitting every number of features N
-of the study (:mod:`pderepro.models.random_features`); two tables (the errors per N, the
-fitted slopes with bootstrap intervals, :mod:`pderepro.evaluation.rate_fits`) and one
-figure per study.
+A study is dimensions x seeds. A *dimension* names a target (an exact solution in ``d`` space
+dimensions and time, :mod:`pderepro.solvers.reaction_diffusion.porous_medium`) with its parameters
+and space-time box. Each ``(dimension, seed)`` is one job fitting every number of features N of the
+study (:mod:`pderepro.models.random_features`); two tables (the errors per N, the fitted slopes with
+bootstrap intervals, :mod:`pderepro.evaluation.rate_fits`) and one figure per study.
 """
 
 from __future__ import annotations
@@ -17,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pderepro.config import ConfigError
-from pderepro.solvers.porous_medium import Barenblatt
+from pderepro.solvers.reaction_diffusion.porous_medium import Barenblatt
 from pderepro.studies.base import (
     BENCHMARKS,
     StudyKind,

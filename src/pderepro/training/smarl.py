@@ -19,7 +19,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from torch import nn
 
 from pderepro.models.smarl import SmarlPolicy
-from pderepro.solvers.navier_stokes_problem import NavierStokesProblem
+from pderepro.solvers.navier_stokes.problem import NavierStokesProblem
 from pderepro.training.smarl_env import AgentsVecEnv, LesAgentsEnv
 from pderepro.training.smarl_episodes import Reward
 

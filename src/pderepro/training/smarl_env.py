@@ -18,7 +18,7 @@ Each LES has its own episode, as the sub-environments of a vector environment:
 - an ended LES is restarted from a reference snapshot drawn from ``starts`` by
   ``reset(options={"reset_mask": ended})`` (gymnasium's partial-reset convention) while the
   others go on, their trajectories unchanged (the stepper's per-member restart,
-  :meth:`~pderepro.solvers.navier_stokes.NavierStokesStepper.restart`).
+  :meth:`~pderepro.solvers.navier_stokes.navier_stokes.NavierStokesStepper.restart`).
 
 :class:`AgentsVecEnv` shows every agent of every LES to stable-baselines3 as a sub-environment
 sharing its LES's reward and episode (cooperative agents, one shared policy), and restarts ended
@@ -47,9 +47,9 @@ from pderepro.models.smarl import (
     agent_observations,
     coefficient_field,
 )
-from pderepro.solvers.les import BLOWUP_FACTOR, LesStepper
-from pderepro.solvers.les_closures import Smagorinsky
-from pderepro.solvers.navier_stokes_problem import NavierStokesProblem
+from pderepro.solvers.navier_stokes.problem import NavierStokesProblem
+from pderepro.solvers.turbulence.les import BLOWUP_FACTOR, LesStepper
+from pderepro.solvers.turbulence.les_closures import Smagorinsky
 from pderepro.training.smarl_episodes import REWARD_FLOOR, Reward, blowup_penalty
 
 __all__ = ["AgentsVecEnv", "LesAgentsEnv"]

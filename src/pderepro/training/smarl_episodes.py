@@ -4,7 +4,7 @@ An LES that blows up is terminated with :func:`blowup_penalty`, derived from the
 discount and the reward floor :data:`REWARD_FLOOR` (the environment clips rewards to it) so that
 blowing up is never better than surviving. (Restarting ended LES one by one while the others
 keep their AB2 history is the stepper's own
-:meth:`~pderepro.solvers.navier_stokes.NavierStokesStepper.restart`.)
+:meth:`~pderepro.solvers.navier_stokes.navier_stokes.NavierStokesStepper.restart`.)
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ import torch
 from scipy.stats import qmc
 from torch import Tensor
 
-from pderepro.solvers.allen_cahn import periodic_grid
+from pderepro.solvers.reaction_diffusion.allen_cahn import periodic_grid
 
 #: Initial point sets a fixed sampler may draw (``scipy.stats.qmc``'s or plain uniform).
 POINT_SETS = ("uniform", "sobol", "latin_hypercube")
@@ -143,7 +143,7 @@ class Domain:
     def grid(self, sizes: Mapping[str, int]) -> tuple[np.ndarray, ...]:
         """A reference grid, one axis per coordinate, ``sizes['n<name>']`` points each
         (``{"nx": 512, "nt": 201}``): both ends in, except a periodic first coordinate's
-        right end (as :func:`pderepro.solvers.allen_cahn.periodic_grid`)."""
+        right end (as :func:`pderepro.solvers.reaction_diffusion.allen_cahn.periodic_grid`)."""
         wanted = {f"n{name}" for name in self.names}
         if set(sizes) != wanted:
             raise ValueError(

@@ -3,7 +3,7 @@ Gaussian-random-field initial vorticity (docs/references.md: T = 50, nu = 2e-3).
 
 ``w_t + u . grad w = nu Lap w + f`` with ``u = (u, v) = (psi_y, -psi_x)``, ``-Lap psi = w``
 and ``f = A (sin 2 pi (x + y) + cos 2 pi (x + y))``, the conventions of the torus solver
-(:mod:`pderepro.solvers.navier_stokes`). Arrays are ``(..., t, x, y)``:
+(:mod:`pderepro.solvers.navier_stokes.navier_stokes`). Arrays are ``(..., t, x, y)``:
 ``w[..., m, i, j] = w(t_m, i / n, j / n)``.
 
 ``w0``: the periodic kernel's field (length 0.8) at 64 x 64 nodes, its node mean subtracted
@@ -31,8 +31,8 @@ import torch
 from scipy.interpolate import CubicSpline
 from torch import Tensor, nn
 
-from pderepro.solvers.nsm_reference import navier_stokes_reference
-from pderepro.solvers.random_fields import fourier_upsample, sample_periodic_kernel_grf
+from pderepro.solvers.common.random_fields import fourier_upsample, sample_periodic_kernel_grf
+from pderepro.solvers.elliptic.nsm_reference import navier_stokes_reference
 from pderepro.training.spectral.basis import (
     chebyshev_at,
     chebyshev_operators,

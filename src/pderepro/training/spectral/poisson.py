@@ -1,7 +1,7 @@
 """Periodic Poisson ``-Lap u = s`` on [0, 1)^2 with a Gaussian-random-field source.
 
 Source: the periodic kernel's field (length 0.2) at 16 x 16 nodes, its node mean
-subtracted (:func:`~pderepro.solvers.random_fields.sample_periodic_kernel_grf`), and its
+subtracted (:func:`~pderepro.solvers.common.random_fields.sample_periodic_kernel_grf`), and its
 trigonometric interpolant between them. The network maps the source's values on an
 ``n x n`` grid to ``N``; the output transform ``u = 1e-3 (N - N(0, 0))`` fixes the gauge
 ``u(0, 0) = 0`` (the reference's). Arrays are ``(..., y, x)`` at ``(i / n, j / n)``.
@@ -17,8 +17,8 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
-from pderepro.solvers.nsm_reference import poisson_solution
-from pderepro.solvers.random_fields import fourier_upsample, sample_periodic_kernel_grf
+from pderepro.solvers.common.random_fields import fourier_upsample, sample_periodic_kernel_grf
+from pderepro.solvers.elliptic.nsm_reference import poisson_solution
 from pderepro.training.spectral.basis import fourier_resample, fourier_weights, wavenumbers
 from pderepro.training.spectral.problems import (
     OUTPUT_SCALE,

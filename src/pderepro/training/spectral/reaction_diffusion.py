@@ -25,8 +25,8 @@ import torch
 from scipy.interpolate import CubicSpline
 from torch import Tensor, nn
 
-from pderepro.solvers.nsm_reference import reaction_diffusion_reference
-from pderepro.solvers.random_fields import fourier_upsample, sample_periodic_kernel_grf
+from pderepro.solvers.common.random_fields import fourier_upsample, sample_periodic_kernel_grf
+from pderepro.solvers.elliptic.nsm_reference import reaction_diffusion_reference
 from pderepro.training.spectral.basis import (
     chebyshev_at,
     chebyshev_operators,

@@ -1,9 +1,10 @@
 """Allen-Cahn ``u_t - d u_xx + r (u^3 - u) = 0`` on ``[-1, 1)`` periodic, ``t in [0, 1]``,
 ``u0 = x^2 cos(pi x)``; the R3 paper's settings are ``d = 1e-4``, ``r = 5`` (docs/references.md).
 
-The reference comes from our Fourier / ETDRK4 solver (:mod:`pderepro.solvers.allen_cahn`),
-verified in ``results/validation/solvers.csv`` by self-convergence and against Strang
-splitting with the exact reaction flow.
+The reference comes from our Fourier / ETDRK4 solver
+(:mod:`pderepro.solvers.reaction_diffusion.allen_cahn`), verified in
+``results/validation/solvers.csv`` by self-convergence and against Strang splitting with the exact
+reaction flow.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from pderepro.solvers.allen_cahn import allen_cahn_frames
+from pderepro.solvers.reaction_diffusion.allen_cahn import allen_cahn_frames
 from pderepro.training.pinn.domain import Domain
 from pderepro.training.pinn.problems.base import Problem, gradient, register_problem
 
@@ -36,7 +37,7 @@ class AllenCahn(Problem):
         self.domain = Domain.space_time(x=(-1.0, 1.0), t=(0.0, 1.0), periodic=True)
         self.reference_method = (
             f"Fourier pseudo-spectral in x, ETDRK4 in t with {REFERENCE_STEPS_PER_UNIT} "
-            "steps per time unit (pderepro.solvers.allen_cahn)"
+            "steps per time unit (pderepro.solvers.reaction_diffusion.allen_cahn)"
         )
 
     def parameters(self) -> dict[str, float]:

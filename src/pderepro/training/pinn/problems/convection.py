@@ -13,7 +13,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from pderepro.solvers.convection import convection_exact
+from pderepro.solvers.transport.advection import convection_exact
 from pderepro.training.pinn.domain import Domain
 from pderepro.training.pinn.problems.base import Problem, gradient, register_problem
 

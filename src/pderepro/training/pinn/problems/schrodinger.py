@@ -1,6 +1,6 @@
 """Ground states of the 1-D time-independent Schrodinger equation ``-psi'' + V psi = E psi``
 (dimensionless: ``hbar = 1``, ``2m = 1``), the seed paper's three potentials
-(:mod:`pderepro.solvers.schrodinger`: an infinite square well, a finite well truncated to a
+(:mod:`pderepro.solvers.elliptic.schrodinger`: an infinite square well, a finite well truncated to a
 box, a box with a central barrier).
 
 The unknown is ``psi`` and, for the finite well and the barrier, the energy ``E`` (a
@@ -23,7 +23,7 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
-from pderepro.solvers import schrodinger as solver
+from pderepro.solvers.elliptic import schrodinger as solver
 from pderepro.training.pinn.domain import Domain
 from pderepro.training.pinn.problems.base import Problem, gradient, register_problem
 
@@ -32,7 +32,7 @@ NORMALISATION_POINTS = 1024
 
 
 class SchrodingerGround(Problem):
-    """The ground state of one of :data:`pderepro.solvers.schrodinger.PROBLEMS`."""
+    """The ground state of one of :data:`pderepro.solvers.elliptic.schrodinger.PROBLEMS`."""
 
     potential_name = ""
     quantity = "energy"
@@ -46,7 +46,7 @@ class SchrodingerGround(Problem):
         self.quadrature = torch.linspace(lo, hi, NORMALISATION_POINTS, dtype=torch.float64)[:, None]
         self.reference_method = (
             f"second-order finite differences on {solver.REFERENCE_CELLS} cells, energy "
-            "Richardson-extrapolated (pderepro.solvers.schrodinger; verified against the "
+            "Richardson-extrapolated (pderepro.solvers.elliptic.schrodinger; verified against the "
             "matching conditions)"
         )
 
