@@ -13,11 +13,11 @@ import xarray as xr
 
 from pderepro.data.turbulence import (
     SOLVER,
-    filtered_pairs,
     member_seeds,
     spin_up_and_snapshots,
     turbulence_problem,
 )
+from pderepro.data.turbulence_pairs import filtered_pairs
 from pderepro.evaluation.turbulence_truth import truth_statistics
 from pderepro.solvers.navier_stokes.torus import dealias_mask
 from pderepro.solvers.turbulence.les_filters import advection, coarse_grain

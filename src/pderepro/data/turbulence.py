@@ -8,9 +8,10 @@ solver of :mod:`pderepro.solvers.navier_stokes.navier_stokes`.
 
 :func:`spin_up_and_snapshots` runs independent members from random vorticity, discards a spin-up
 (keeping its kinetic energy and enstrophy series as evidence of statistical steadiness) and saves
-vorticity snapshots; :func:`filtered_pairs` turns the snapshots into the LES training pairs
-``(w_bar, psi_bar, Pi)``. Truth statistics (spectra, PDF, tails) live in the evaluation layer
-(:mod:`pderepro.evaluation.turbulence_truth`), which this layer may not import.
+vorticity snapshots; :func:`pderepro.data.turbulence_pairs.filtered_pairs` turns the snapshots
+into the LES training pairs ``(w_bar, psi_bar, Pi)``. Truth statistics (spectra, PDF, tails)
+live in the evaluation layer (:mod:`pderepro.evaluation.turbulence_truth`), which this layer
+may not import.
 
 Parameter presets (:data:`TURBULENCE_PRESETS`), both ``k_f = 4``, ``mu = 0.1``, ``A = 4``, the
 two-direction forcing:
@@ -84,12 +85,10 @@ from pderepro.solvers.navier_stokes.torus import (
     sample_vorticity_grf,
     wavenumbers,
 )
-from pderepro.solvers.turbulence.les_filters import filter_width, filtered_pair, streamfunction
 
 __all__ = [
     "SOLVER",
     "TURBULENCE_PRESETS",
-    "filtered_pairs",
     "member_seeds",
     "spin_up_and_snapshots",
     "turbulence_problem",
@@ -102,9 +101,6 @@ SOLVER = "navier_stokes_turbulence_ab2cn"
 
 #: Steps between finiteness checks (each costs a device sync).
 _CHECK_EVERY = 100
-
-#: Snapshots filtered per call in :func:`filtered_pairs` (bounds the work arrays at 1024^2).
-_PAIR_CHUNK = 8
 
 #: Problem parameters and run lengths of the presets (see the module docstring for the evidence).
 #: The energy reaches its statistically steady band about 9 time units after the random start
@@ -348,65 +344,3 @@ def _problem_attrs(problem: NavierStokesProblem) -> dict[str, Any]:
         else:
             attrs[name] = value if isinstance(value, str) else float(value)
     return attrs
-
-
-def filtered_pairs(
-    ds: xr.Dataset,
-    *,
-    n_les: int,
-    filter: str = "sharp",  # shadows the builtin inside this function only
-    device: str | torch.device | None = None,
-) -> xr.Dataset:
-    """LES training pairs of every snapshot: ``(w_bar, psi_bar, Pi)`` on the ``n_les`` grid.
-
-    ``w_bar`` and the exact subgrid term ``Pi = filter(u . grad w) - u_bar . grad w_bar`` come
-    from :func:`~pderepro.solvers.turbulence.les_filters.filtered_pair` (filter width ``L / n_les``,
-    sign convention ``w_bar_t + u_bar . grad w_bar = ... - Pi``); ``psi_bar`` solves
-    ``-Lap psi_bar = w_bar`` spectrally on the LES grid of the ``L`` box.
-
-    Parameters
-    ----------
-    ds : xarray.Dataset
-        Output of :func:`spin_up_and_snapshots` (``w(member, time, x, y)``, attribute
-        ``box_size``).
-    n_les : int
-        LES points per side, even, ``<= n``.
-    filter : str
-        ``"sharp"`` or ``"gaussian"`` (see :mod:`pderepro.solvers.turbulence.les_filters`).
-    device : str or torch.device, optional
-        Where to compute (float64); CUDA when available, else CPU.
-
-    Returns
-    -------
-    xarray.Dataset
-        ``w_bar`` (1/time), ``psi_bar`` (length^2/time) and ``Pi`` (1/time^2), each
-        ``(member, time, x, y)`` float32 with ``x = y = L j / n_les``; ``member``, ``seed`` and
-        ``time`` from ``ds``; attributes of ``ds`` plus ``filter``, ``n_les``, ``filter_width``.
-    """
-    if n_les % 2:
-        raise ValueError(f"n_les must be even, got {n_les}")
-    box = float(ds.attrs["box_size"])
-    device = default_device(device)
-    w = ds["w"].transpose("member", "time", "x", "y").to_numpy()
-    members, times, n, _ = w.shape
-    flat = w.reshape(members * times, n, n)
-    out = np.empty((3, members * times, n_les, n_les), dtype=np.float32)
-    with torch.no_grad():
-        for first in range(0, flat.shape[0], _PAIR_CHUNK):
-            chunk = torch.as_tensor(flat[first : first + _PAIR_CHUNK], dtype=torch.float64)
-            w_bar, pi = filtered_pair(chunk.to(device), n_les, box, filter)
-            psi_bar = streamfunction(w_bar, box)
-            end = first + chunk.shape[0]
-            for k, field in enumerate((w_bar, psi_bar, pi)):
-                out[k, first:end] = field.cpu().numpy()
-    dims = ("member", "time", "x", "y")
-    shape = (members, times, n_les, n_les)
-    grid = np.arange(n_les, dtype=np.float64) / n_les * box
-    pairs = xr.Dataset(
-        {name: (dims, out[k].reshape(shape)) for k, name in enumerate(("w_bar", "psi_bar", "Pi"))},
-        coords={"member": ds["member"], "seed": ds["seed"], "time": ds["time"], "x": grid,
-                "y": grid},
-    )  # fmt: skip
-    pairs.attrs.update(ds.attrs)
-    pairs.attrs.update(filter=filter, n_les=int(n_les), filter_width=filter_width(box, n_les))
-    return apply_conventions(pairs)

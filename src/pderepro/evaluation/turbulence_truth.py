@@ -54,7 +54,7 @@ def truth_statistics(
         Vorticity bin edges ``(n_bins + 1,)`` (1/time) of the PDF; values outside count in the
         total but in no bin (see :func:`~pderepro.evaluation.climate.histogram_pdf`).
     pairs : xarray.Dataset, optional
-        Output of :func:`pderepro.data.turbulence.filtered_pairs`; adds the statistics of the
+        Output of :func:`pderepro.data.turbulence_pairs.filtered_pairs`; adds the statistics of the
         filtered DNS ``w_bar`` on the LES grid (the reference of an LES's resolved scales).
     n_sigma : float
         Tail threshold in standard deviations.

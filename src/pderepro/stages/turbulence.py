@@ -23,7 +23,8 @@ from pderepro.data.closure_pairs import write_pair_blocks
 from pderepro.data.closure_systems import truth_run_size, truth_seed
 from pderepro.data.io import atomic_write, ensure_free_space, open_netcdf, write_netcdf
 from pderepro.data.provenance import provenance_attrs
-from pderepro.data.turbulence import filtered_pairs, spin_up_and_snapshots
+from pderepro.data.turbulence import spin_up_and_snapshots
+from pderepro.data.turbulence_pairs import filtered_pairs
 from pderepro.data.turbulence_problems import dns_problem, les_problem
 from pderepro.evaluation.les_scores import (
     CLASSICAL_KINDS,
