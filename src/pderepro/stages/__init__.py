@@ -17,71 +17,30 @@ to). The layers are listed, and checked by ``lint-imports``, in ``pyproject.toml
 from __future__ import annotations
 
 import importlib
+import re
+from functools import cache
+from pathlib import Path
 from typing import Any
 
-_STAGE_MODULES = {
-    "run_baseline": "learning",
-    "run_claims": "claims",
-    "run_basic_forms_table": "parametric_reports",
-    "run_closure_tables": "reporting",
-    "run_closure_tables_turbulence": "turbulence_online",
-    "run_closure_tables_shallow_water": "shallow_water_online",
-    "run_cost_table": "cost",
-    "run_coarse_grain": "closures",
-    "run_coarse_grain_turbulence": "turbulence",
-    "run_coarse_grain_shallow_water": "shallow_water",
-    "run_evaluate": "learning",
-    "run_evaluate_parametric": "parametric",
-    "run_evaluate_superresolution": "regimes",
-    "run_fit_random_features": "random_features",
-    "run_fit_closure": "closures",
-    "run_fit_closure_turbulence": "turbulence",
-    "run_fit_closure_shallow_water": "shallow_water",
-    "run_generate": "data",
-    "run_generate_truth": "closures",
-    "run_generate_truth_turbulence": "turbulence",
-    "run_generate_truth_shallow_water": "shallow_water",
-    "run_merge": "data",
-    "run_nsm_data": "neural_spectral",
-    "run_nsm_tables": "neural_spectral",
-    "run_offline": "closures",
-    "run_offline_turbulence": "turbulence",
-    "run_offline_shallow_water": "shallow_water",
-    "run_online": "online",
-    "run_online_turbulence": "turbulence_online",
-    "run_online_shallow_water": "shallow_water_online",
-    "run_parametric_tables": "parametric_reports",
-    "run_pinn_reference": "physics_informed",
-    "run_pinn_scaling": "physics_informed_reports",
-    "run_pinn_tables": "physics_informed",
-    "run_plot_pinn": "physics_informed_reports",
-    "run_plot_closures": "reporting",
-    "run_plot_nsm": "neural_spectral",
-    "run_plot_closures_turbulence2d": "turbulence_online",
-    "run_plot_closures_shallow_water1d": "shallow_water_online",
-    "run_plot_error_vs_time": "regimes",
-    "run_plot_basic_forms": "parametric_reports",
-    "run_plot_parametric": "parametric_reports",
-    "run_plot_random_features": "random_features",
-    "run_plot_resolution": "reporting",
-    "run_plot_samples": "reporting",
-    "run_plot_superresolution": "regimes",
-    "run_preprocess": "data",
-    "run_random_features_tables": "random_features",
-    "run_regimes_table": "regimes",
-    "run_results_page": "reporting",
-    "run_summary": "reporting",
-    "run_time_solver": "cost",
-    "run_table": "reporting",
-    "run_train": "learning",
-    "run_train_nsm": "neural_spectral",
-    "run_train_parametric": "parametric",
-    "run_train_pinn": "physics_informed",
-    "run_truth_floor": "online",
-    "run_truth_floor_turbulence": "turbulence_online",
-    "run_truth_floor_shallow_water": "shallow_water_online",
-    "run_validate_solvers": "reporting",
-}
+#: A stage is a module-level ``def run_<name>(`` in a module of this package: found by
+#: reading the modules' source (no import), so a new stage registers itself where it is
+#: defined and no table here is edited.
+_STAGE_DEFINITION = re.compile(r"^def (run_\w+)\(", re.MULTILINE)
+
+
+@cache
+def _stage_modules() -> dict[str, str]:
+    """``{stage function: module}`` of every stage defined in this package."""
+    out: dict[str, str] = {}
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        if path.stem.startswith("_"):
+            continue
+        for name in _STAGE_DEFINITION.findall(path.read_text()):
+            if name in out:
+                raise ImportError(f"stage {name} is defined in both {out[name]} and {path.stem}")
+            out[name] = path.stem
+    return out
+
 
 #: The closure kind's stages of each truth system (``system.solver``), by rule: the rules are
 #: the same for every system, the stage functions differ.
@@ -112,7 +71,7 @@ CLOSURE_STAGES = {
     },
 }  # fmt: skip
 
-__all__ = sorted([*_STAGE_MODULES, "CLOSURE_STAGES", "closure_stage"])
+__all__ = sorted([*_stage_modules(), "CLOSURE_STAGES", "closure_stage"])
 
 
 def closure_stage(rule: str, solver: str):
@@ -125,7 +84,7 @@ def closure_stage(rule: str, solver: str):
 
 
 def __getattr__(name: str) -> Any:
-    module = _STAGE_MODULES.get(name)
+    module = _stage_modules().get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
