@@ -75,3 +75,10 @@ def test_the_cnn_parameterisation_is_seeded_and_optimisable(beam):
     run = lbfgs(structure, VOLUME, filt, 10, list(net.parameters()), net)
     assert run.final < 0.7 * run.history[0]
     assert run.density.mean() == pytest.approx(VOLUME, abs=1e-8)
+
+
+def test_optimality_criteria_meets_the_volume_whatever_the_load_scale(beam):
+    structure, filt = beam
+    scaled = type(structure)(NELX, NELY, structure.fixed, 1e8 * structure.load)
+    run = optimality_criteria(scaled, VOLUME, filt, 3)
+    assert run.density.mean() == pytest.approx(VOLUME, abs=1e-8)

@@ -74,3 +74,11 @@ def test_a_bad_task_is_refused():
         build_task("mbb", 10, 5)
     with pytest.raises(ValueError, match="density has shape"):
         Structure.compliance(build_task("mbb_beam", 4, 2), np.ones((4, 2)))
+
+
+def test_a_load_on_a_support_is_refused_not_lost():
+    beam = build_task("mbb_beam", 4, 2)
+    load = beam.load.copy()
+    load[beam.fixed[0]] = 1.0
+    with pytest.raises(ValueError, match="supported degree of freedom"):
+        Structure(4, 2, beam.fixed, load).displacement(np.ones((2, 4)))

@@ -8,6 +8,11 @@ of ``ceil(nely / 8) x ceil(nelx / 8)``; five blocks of tanh, bilinear upsampling
 2, 1, 1), per-channel normalisation and a 5 x 5 convolution to ``channels[k + 1]`` (the
 last to one channel); the image cropped to ``nely x nelx``, plus a trainable offset per
 pixel initialised at zero. Seeded initialisation: the same seed gives the same network.
+Where it is known to differ from the authors' network (a review of their description):
+their upsampling is (1, 2, 2, 2, 1), their dense layer outputs 32 channels, they add a
+zero-initialised offset scaled by 10 after every convolution, initialise the dense layer
+orthogonally and the convolutions from a normal law; the crop here drops the last rows
+and columns of the upsampled image. A study that claims the paper's CNN must close these.
 """
 
 from __future__ import annotations

@@ -91,9 +91,10 @@ def cone_filter(nelx: int, nely: int, radius: float) -> sp.csr_matrix:
     return sp.diags(1.0 / np.asarray(h.sum(axis=1)).ravel()) @ h
 
 
-@dataclass
+@dataclass(frozen=True)
 class Structure:
-    """A design domain: its grid, supported degrees of freedom and load vector.
+    """A design domain: its grid, supported degrees of freedom and load vector (frozen:
+    the degrees of freedom are cached).
 
     Attributes
     ----------
@@ -121,6 +122,8 @@ class Structure:
         n = 2 * (self.nelx + 1) * (self.nely + 1)
         if self.load.shape != (n,):
             raise ValueError(f"load has shape {self.load.shape}, expected ({n},)")
+        if np.any(self.load[self.fixed] != 0):
+            raise ValueError("a load acts on a supported degree of freedom (it would be lost)")
         return np.setdiff1d(np.arange(n), self.fixed)
 
     def stiffness(self, density: np.ndarray) -> sp.csc_matrix:
@@ -135,7 +138,7 @@ class Structure:
     def displacement(self, density: np.ndarray) -> np.ndarray:
         """Nodal displacements solving ``K(x) u = f`` with the supports held at zero."""
         k = self.stiffness(density)[self.free][:, self.free]
-        u = np.zeros_like(self.load)
+        u = np.zeros(self.load.shape)  # float64 whatever the load's dtype
         u[self.free] = splu(k.tocsc()).solve(self.load[self.free])
         return u
 

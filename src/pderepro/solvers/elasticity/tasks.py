@@ -1,7 +1,8 @@
 """Design tasks: a domain's grid, supports and loads, by family, as the structural
 optimisation benchmark of Hoyer et al. 2019 describes them (a subset of its families;
 which tasks a study runs, and where they differ from the paper's 116, belongs in its
-study file). Forces are unit totals, y positive downwards (:mod:`.fem`'s numbering).
+study file). Forces are unit totals, y positive downwards (:mod:`.fem`'s numbering); a
+"middle" node is ``n // 2``, half an element off centre on an odd grid.
 
 Families (each a function of the grid, ``(nelx, nely) -> Structure``):
 

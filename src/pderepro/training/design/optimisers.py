@@ -29,8 +29,10 @@ from pderepro.training.design.physics import compliance, constrained_densities
 
 @dataclass
 class DesignRun:
-    """What one optimiser reached: compliance after each iteration (the last one is the
-    final design's) and the final filtered densities ``(nely, nelx)``."""
+    """What one optimiser reached: compliance at each objective evaluation (OC: one per
+    iteration; MMA and L-BFGS: their evaluations, line-search trials included, so
+    budgets compare by evaluations), the last entry the final design's, and the final
+    filtered densities ``(nely, nelx)``."""
 
     history: list[float]
     density: np.ndarray
@@ -64,16 +66,19 @@ def optimality_criteria(
         c, grad = structure.compliance(_image(filt @ x, structure))
         history.append(c)
         dc = np.minimum(filt.T @ _elements(grad), -1e-30)  # compliance only falls with x
-        low, high = 1e-12, 1e12
+        ratio = -dc / dv
+        low, high = 1e-12 * ratio.max(), 1e12 * ratio.max()  # scale-free bracket
         while (high - low) / (high + low) > 1e-9:  # the multiplier, by bisection in ratio
             lam = np.sqrt(low * high)
             new = np.clip(
-                x * np.sqrt(-dc / (lam * dv)), np.maximum(0, x - move), np.minimum(1, x + move)
+                x * np.sqrt(ratio / lam), np.maximum(0, x - move), np.minimum(1, x + move)
             )
             if (filt @ new).mean() > volume:
                 low = lam
             else:
                 high = lam
+        if abs((filt @ new).mean() - volume) > 1e-6:
+            raise RuntimeError(f"optimality criteria missed the volume: {(filt @ new).mean()}")
         x = new
     final = _image(filt @ x, structure)
     history.append(structure.compliance(final)[0])
