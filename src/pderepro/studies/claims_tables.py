@@ -158,3 +158,15 @@ def check_map_keys(
                 f"{_suggest(key, allowed)} ({sorted(allowed)})"
             )
         check_map_keys(f"{where}.{key}", inner, levels[1:], what[1:])
+
+
+def check_published_keys(where: str, study: Mapping[str, Any]) -> None:
+    """Refuse a key of ``published``'s maps (values, best, iterations, unverified,
+    baselines) that names none of a problem-by-method study's problems and methods (a
+    typo would drop a published value from the table without a word)."""
+    published, keys = study.get("published", {}), (study["problems"], study["methods"])
+    for name, depth in (("values", 2), ("best", 2), ("iterations", 1), ("unverified", 1),
+                        ("baselines", 1)):  # fmt: skip
+        check_map_keys(
+            f"{where}.published.{name}", published.get(name), keys[:depth], ("problem", "method")
+        )

@@ -30,7 +30,7 @@ from pderepro.studies.base import (
     figure_files,
     table_files,
 )
-from pderepro.studies.claims_tables import check_map_keys
+from pderepro.studies.claims_tables import check_published_keys
 from pderepro.studies.registry_source import check_parameters, registered_classes
 
 TABLES = ("errors", "speed")
@@ -241,12 +241,7 @@ class NeuralSpectralKind(StudyKind):
                     f"fewer than a batch ({study['training']['batch_size']})"
                 )
         published = study.get("published", {})
-        keys = (study["problems"], study["methods"])
-        for name, depth in (("values", 2), ("iterations", 1), ("unverified", 1)):
-            check_map_keys(
-                f"{where}.published.{name}", published.get(name), keys[:depth],
-                ("problem", "method"),
-            )  # fmt: skip
+        check_published_keys(where, study)
         for problem, methods in published.get("unverified", {}).items():
             for method in methods:
                 if method not in published.get("values", {}).get(problem, {}):

@@ -27,7 +27,7 @@ from pderepro.studies.base import (
     figure_files,
     table_files,
 )
-from pderepro.studies.claims_tables import check_map_keys
+from pderepro.studies.claims_tables import check_published_keys
 from pderepro.studies.registry_source import check_parameters, registered_classes
 
 TABLES = ("errors",)
@@ -149,17 +149,6 @@ def run_settings(study: Mapping[str, Any], problem: str, method: str) -> dict[st
         "time_limit_s": study.get("time_limit_s"),
         "gpu": study["gpu"],
     }
-
-
-def check_published_keys(where: str, study: Mapping[str, Any]) -> None:
-    """``published``'s maps name the study's problems and methods (a typo would drop a
-    published value from the table without a word)."""
-    published, keys = study.get("published", {}), (study["problems"], study["methods"])
-    for name, depth in (("values", 2), ("best", 2), ("iterations", 1), ("unverified", 1),
-                        ("baselines", 1)):  # fmt: skip
-        check_map_keys(
-            f"{where}.published.{name}", published.get(name), keys[:depth], ("problem", "method")
-        )
 
 
 class PhysicsInformedKind(StudyKind):
