@@ -5,7 +5,7 @@ Under a zero-mean initial law the viscous Burgers truth decays towards zero, and
 ``nu`` reaches rounding noise before the first predicted frame, where PDEBench's per-frame
 nRMSE divides by it. Under PDEBench's released law (:mod:`pderepro.solvers.common.pdebench_ic`)
 each sample keeps its mean, which Burgers conserves. This script reads a study's generated
-Burgers test files (run the workflow up to ``merge_shards`` first) and prints, per ``nu``:
+Burgers test files (run the workflow up to ``assemble_split`` first) and prints, per ``nu``:
 the share of test trajectories whose RMS over x falls below ``1e-4`` of its start at some
 predicted frame (``t >= first``), the median of the smallest such ratio, and the share of
 trajectories with ``|mean u0| > 0.1``.

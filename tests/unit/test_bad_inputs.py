@@ -113,10 +113,12 @@ def test_stats_from_the_test_split_are_refused(pipeline, tmp_path):
 
 def test_shards_of_different_datasets_do_not_merge(pipeline, tmp_path):
     other = {**TINY_DATASET, "viscosity": 0.2}
+    first = str(tmp_path / "a.nc")
+    run_generate(dataset=TINY_DATASET, split="train", start=0, count=8, output=first)
     run_generate(dataset=other, split="train", start=8, count=2, output=str(tmp_path / "x.nc"))
     with pytest.raises(DataFileError, match="x.nc: made with other dataset parameters"):
         run_merge(
-            inputs=[str(pipeline / "train-0.nc"), str(tmp_path / "x.nc")],
+            inputs=[first, str(tmp_path / "x.nc")],
             output=str(tmp_path / "m.nc"),
         )
 

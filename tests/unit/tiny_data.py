@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from pderepro.stages import run_generate, run_merge, run_preprocess
+from pderepro.stages import run_assemble_split, run_preprocess
 from tests.unit.configs import dataset
 
 #: Short, coarse Burgers runs of the shipped study: each stage takes well under a second.
@@ -16,12 +16,11 @@ SPLITS = ("train", "validation", "test")
 def make_raw(
     directory: Path, *, n_train: int, n_test: int, n_validation: int = 3, dataset=TINY_DATASET
 ) -> None:
-    """Write ``train.nc``/``validation.nc``/``test.nc`` (one shard each, merged) into
+    """Write ``train.nc``/``validation.nc``/``test.nc`` (each generated whole) into
     ``directory``."""
     for split, n in (("train", n_train), ("validation", n_validation), ("test", n_test)):
-        shard = str(directory / f"{split}-0.nc")
-        run_generate(dataset=dataset, split=split, start=0, count=n, output=shard)
-        run_merge(inputs=[shard], output=str(directory / f"{split}.nc"))
+        output = str(directory / f"{split}.nc")
+        run_assemble_split(dataset=dataset, split=split, n_samples=n, shards=[], output=output)
 
 
 def preprocess(directory: Path, resolution: int, tag: str, **kwargs) -> None:

@@ -52,13 +52,15 @@ def test_turbulence_study_dry_run_plans_the_jobs_the_kind_counts(preset):
 def test_paper_plan_has_the_papers_sizes():
     """A hand count of the paper preset, so that a kind's accounting cannot drift unseen:
     Burgers 6 resolutions x 3 seeds x 3 models, Darcy 4 x 1 x 3, Navier-Stokes 4 regimes
-    x 4 models; 747 generation shards (100, 50 and 20 samples each; train, validation and
+    x 4 models; 744 generation shards (100, 50 and 20 samples each; train, validation and
     test splits); the references."""
     counts = _plan("paper", FNO_AND_L96).job_counts()
     assert counts["train_model"] == 54 + 12 + 16
-    # train + validation + test shards: Burgers, Darcy, the 4 regimes, super-resolution
-    assert counts["generate_shard"] == 12 + 24 + 65 + 65 + 515 + 65 + 1
-    assert counts["merge_shards"] == 3 + 3 + 3 * 4 + 1
+    # train + validation + test shards: Burgers, Darcy, the 4 regimes (a one-shard split,
+    # Burgers' validation and test and super-resolution's test, is generated whole by its
+    # assemble_split job)
+    assert counts["generate_shard"] == 10 + 24 + 65 + 65 + 515 + 65
+    assert counts["assemble_split"] == 3 + 3 + 3 * 4 + 1
     # no-learning references: Burgers heat at 6 resolutions, Darcy training mean at 4,
     # Navier-Stokes persistence, linear extrapolation and training mean in 4 regimes
     assert counts["evaluate_baseline"] == 6 + 4 + 3 * 4
@@ -67,7 +69,7 @@ def test_paper_plan_has_the_papers_sizes():
     # trainings longer than a 24-hour job, on the default GPU model: Navier-Stokes at
     # N = 10000 in 7 segments (6 before the last) and at nu = 1e-3 in 2, Darcy at 421 in 2
     assert counts["train_segment"] == 4 * 6 + 4 * 1 + 3 * 1
-    assert sum(counts.values()) == 1028 + 31  # with rules claims and all
+    assert sum(counts.values()) == 1025 + 31  # with rules claims and all
 
 
 def test_claims_rule_is_planned_by_default():

@@ -1,4 +1,5 @@
-# Data generation by the project's own solvers, one job per shard of samples.
+# Data generation by the project's own solvers: a split of one shard is generated whole by
+# assemble_split; a larger split is generated one job per shard and merged by it.
 
 
 rule generate_shard:
@@ -21,17 +22,23 @@ rule generate_shard:
         "../scripts/generate_shard.py"
 
 
-rule merge_shards:
+rule assemble_split:
     input:
         from_plan(resolution.shard_files),
     output:
         "data/raw/{dataset}/{split}.nc",
     log:
-        "results/logs/merge_shards/{dataset}/{split}.log",
+        "results/logs/assemble_split/{dataset}/{split}.log",
+    benchmark:
+        BENCHMARKS["assemble_split"]
     conda:
         ENV
+    threads: 1
     resources:
-        mem_mb=from_plan(resolution.merge_mem_mb),
-        runtime=10,
+        mem_mb=from_plan(resolution.split_mem_mb),
+        runtime=from_plan(resolution.split_runtime),
+    params:
+        dataset=from_plan(resolution.dataset_science),
+        n_samples=from_plan(resolution.split_size),
     script:
-        "../scripts/merge_shards.py"
+        "../scripts/assemble_split.py"

@@ -1,4 +1,5 @@
-"""Data stages: generate shards, merge them, preprocess to each resolution."""
+"""Data stages: generate a split (whole, or shard by shard and merged), preprocess it to
+each resolution."""
 
 from __future__ import annotations
 
@@ -34,11 +35,51 @@ _FLOAT32 = 4
 def run_generate(
     *, dataset: Mapping[str, Any], split: str, start: int, count: int, output: str, threads: int = 1
 ) -> None:
-    """Generate samples ``start .. start+count-1`` of one split of a dataset.
+    """Generate samples ``start .. start+count-1`` of one split of a dataset (one shard).
 
     ``dataset`` is the dataset's science (solver parameters, seed); the samples do not
     depend on how the split is sharded, because each has its own derived seed.
     """
+    _generate(dataset, split, start, count, output, threads, rule="generate_shard",
+              title=f"{dataset['name']} {split} samples {start}-{start + count - 1}",
+              part={"start": start, "count": count})  # fmt: skip
+
+
+def run_assemble_split(
+    *,
+    dataset: Mapping[str, Any],
+    split: str,
+    n_samples: int,
+    shards: Sequence[str],
+    output: str,
+    threads: int = 1,
+) -> None:
+    """Make one split's file: generate it whole when it is one shard (``shards`` empty),
+    else merge its shards.
+
+    A one-shard split used to be generated, then "merged" by a second job that only copied
+    it (91 of the quick preset's 633 jobs); generating it here gives the same samples,
+    since each sample has its own derived seed.
+    """
+    if shards:
+        run_merge(inputs=shards, output=output)
+        return
+    _generate(dataset, split, 0, n_samples, output, threads, rule="assemble_split",
+              title=f"{dataset['name']} {split}", part={"n_samples": n_samples})  # fmt: skip
+
+
+def _generate(
+    dataset: Mapping[str, Any],
+    split: str,
+    start: int,
+    count: int,
+    output: str,
+    threads: int,
+    *,
+    rule: str,
+    title: str,
+    part: Mapping[str, int],
+) -> None:
     set_threads(threads)
     spec = dataset_spec(dataset["solver"])
     fields = count * spec.values_per_sample(dataset) * _FLOAT32
@@ -47,12 +88,10 @@ def run_generate(
     ds = generate(dataset, split=split, start=start, count=count, device=select_device())
     ds.attrs.update(
         provenance_attrs(
-            title=f"{dataset['name']} {split} samples {start}-{start + count - 1}",
-            rule="generate_shard",
-            params={**dataset, "split": split, "start": start, "count": count},
+            title=title, rule=rule, params={**dataset, "split": split, **part},
             seed=dataset["seed"],
         )
-    )
+    )  # fmt: skip
     write_netcdf(ds, output)
 
 
@@ -76,7 +115,7 @@ def run_merge(*, inputs: Sequence[str], output: str) -> None:
     merged.attrs.update(
         provenance_attrs(
             title=first["title"].rsplit(" samples", 1)[0],
-            rule="merge_shards",
+            rule="assemble_split",
             params={**dataset_params(first), "split": first["split"], "n_samples": len(samples)},
             seed=first.get("seed"),
             input_files=inputs,

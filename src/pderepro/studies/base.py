@@ -24,6 +24,7 @@ from pderepro.studies.claims_tables import TableSchema, table_columns
 #: declare them, and the kinds list them for the summary's wall times.
 BENCHMARKS = {
     "generate_shard": "results/benchmarks/generate_shard/{dataset}/{split}-{shard}.tsv",
+    "assemble_split": "results/benchmarks/assemble_split/{dataset}/{split}.tsv",
     "preprocess": "results/benchmarks/preprocess/{dataset}/res{res}.tsv",
     "train_model": "results/benchmarks/train_model/{study}/{model}/res{res}/seed{seed}.tsv",
     "train_segment": (

@@ -183,10 +183,16 @@ def unit_metric_files(name: str, unit: Mapping[str, Any]) -> list[str]:
     ]
 
 
+def split_shards(dataset: Mapping[str, Any], split: str) -> int:
+    """Shards a split is generated in: 1 means generated whole by ``assemble_split``."""
+    return n_shards(dataset[f"n_{split}"], dataset["shard_size"])
+
+
 def dataset_jobs(dataset: Mapping[str, Any], splits=SPLITS) -> Counter[str]:
-    """Generation and merge jobs of a dataset's splits."""
-    shards = sum(n_shards(dataset[f"n_{split}"], dataset["shard_size"]) for split in splits)
-    return Counter(generate_shard=shards, merge_shards=len(splits))
+    """Generation jobs of a dataset's splits: one ``assemble_split`` per split, and a
+    ``generate_shard`` per shard of the splits of more than one."""
+    shards = [split_shards(dataset, split) for split in splits]
+    return Counter(generate_shard=sum(n for n in shards if n > 1), assemble_split=len(splits))
 
 
 def unit_jobs(unit: Mapping[str, Any]) -> Counter[str]:
@@ -203,9 +209,14 @@ def unit_jobs(unit: Mapping[str, Any]) -> Counter[str]:
 
 
 def dataset_benchmarks(dataset: Mapping[str, Any], splits=SPLITS) -> list[str]:
-    """Benchmark files of a dataset's generation jobs."""
-    pattern = BENCHMARKS["generate_shard"]
-    return [f for split in splits for f in shard_paths(dataset, split, pattern)]
+    """Benchmark files of a dataset's generation jobs (a whole split's, or its shards')."""
+    files = []
+    for split in splits:
+        if split_shards(dataset, split) > 1:
+            files += shard_paths(dataset, split, BENCHMARKS["generate_shard"])
+        else:
+            files.append(BENCHMARKS["assemble_split"].format(dataset=dataset["name"], split=split))
+    return files
 
 
 def unit_benchmarks(name: str, unit: Mapping[str, Any]) -> list[str]:
@@ -240,9 +251,15 @@ def shard_range(plan, dataset: str, split: str, shard: str, **_: Any) -> dict[st
 
 
 def shard_files(plan, dataset: str, split: str, **_: Any) -> list[str]:
-    return shard_paths(
-        plan.datasets[dataset], split, "data/raw/{dataset}/shards/{split}-{shard}.nc"
-    )
+    """The shard files a split is merged from; none when it is generated whole."""
+    cfg = plan.datasets[dataset]
+    if split_shards(cfg, split) <= 1:
+        return []
+    return shard_paths(cfg, split, "data/raw/{dataset}/shards/{split}-{shard}.nc")
+
+
+def split_size(plan, dataset: str, split: str, **_: Any) -> int:
+    return plan.datasets[dataset][f"n_{split}"]
 
 
 def processed(plan, study: str, res: str, name: str) -> str:
@@ -335,9 +352,19 @@ def generate_runtime(plan, dataset: str, **_: Any) -> int:
     return dataset_spec(cfg["solver"]).generate_runtime(cfg)
 
 
-def merge_mem_mb(plan, dataset: str, split: str, **_: Any) -> int:
+def split_mem_mb(plan, dataset: str, split: str, **_: Any) -> int:
+    """Memory of ``assemble_split``: the generator's for a whole split, else the merge's."""
     cfg = plan.datasets[dataset]
+    if split_shards(cfg, split) <= 1:
+        return generate_mem_mb(plan, dataset)
     return BASE_MB + int(2 * dataset_spec(cfg["solver"]).split_mb(cfg, split))
+
+
+def split_runtime(plan, dataset: str, split: str, **_: Any) -> int:
+    """Minutes of ``assemble_split``: a shard's generation for a whole split, else 10."""
+    if split_shards(plan.datasets[dataset], split) <= 1:
+        return generate_runtime(plan, dataset)
+    return 10
 
 
 def preprocess_mem_mb(plan, dataset: str, **_: Any) -> int:
