@@ -37,6 +37,7 @@ BENCHMARKS = {
     "evaluate_online": "results/benchmarks/evaluate_online/{study}/{closure}.tsv",
     "train_parametric": "results/benchmarks/train_parametric/{study}/{pde}/{run}/seed{seed}.tsv",
     "train_pinn": "results/benchmarks/train_pinn/{study}/{problem}/{method}/seed{seed}.tsv",
+    "design_task": "results/benchmarks/design_task/{study}/{task}.tsv",
     "fit_random_features": (
         "results/benchmarks/fit_random_features/{study}/{dimension}/seed{seed}.tsv"
     ),

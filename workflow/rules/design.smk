@@ -1,0 +1,83 @@
+# Design studies: one job per task running every method on the same physics, the tasks
+# and wins tables, the figure of the designs (pderepro.studies.design).
+from pderepro.studies import design
+
+
+rule design_task:
+    output:
+        metrics=design.METRICS,
+        designs=design.DESIGNS,
+    log:
+        "results/logs/design_task/{study}/{task}.log",
+    benchmark:
+        BENCHMARKS["design_task"]
+    wildcard_constraints:
+        study=matching(PLAN.of_kind("design")),
+        task=matching(design.task_keys(PLAN)),
+    conda:
+        ENV
+    threads: 1
+    resources:
+        runtime=from_plan(design.task_runtime),
+        mem_mb=from_plan(design.task_mem_mb),
+    params:
+        stage="run_design_task",
+        args=lambda wildcards, output, threads: {
+            "metrics": output.metrics,
+            "designs": output.designs,
+            "threads": threads,
+            **from_plan(design.task_args)(wildcards),
+        },
+    script:
+        "../scripts/stage.py"
+
+
+rule design_tables:
+    input:
+        metrics=from_plan(design.metric_files),
+    output:
+        **{
+            f"{t}_{ext}": f"results/{{study}}/tables/{t}.{ext}"
+            for t in design.TABLES
+            for ext in ("csv", "md")
+        },
+    log:
+        "results/logs/design_tables/{study}.log",
+    wildcard_constraints:
+        study=matching(PLAN.of_kind("design")),
+    conda:
+        ENV
+    params:
+        stage="run_design_tables",
+        args=lambda wildcards, input, output: {
+            "metrics": list(input.metrics),
+            "outputs": dict(output.items()),
+            **from_plan(design.tables_args)(wildcards),
+        },
+    script:
+        "../scripts/stage.py"
+
+
+rule plot_designs:
+    input:
+        designs=from_plan(design.design_files),
+        tasks="results/{study}/tables/tasks.csv",
+    output:
+        png="results/{study}/figures/designs.png",
+        pdf="results/{study}/figures/designs.pdf",
+    log:
+        "results/logs/plot_designs/{study}.log",
+    wildcard_constraints:
+        study=matching(PLAN.of_kind("design")),
+    conda:
+        ENV
+    params:
+        stage="run_plot_designs",
+        args=lambda wildcards, input, output: {
+            "designs": list(input.designs),
+            "tasks": input.tasks,
+            "outputs": dict(output.items()),
+            **from_plan(design.figure_args)(wildcards),
+        },
+    script:
+        "../scripts/stage.py"
