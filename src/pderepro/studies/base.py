@@ -12,7 +12,7 @@ as plain functions of the plan and the wildcards' values.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -196,6 +196,24 @@ class SummarySection:
     def page(self) -> dict[str, Any]:
         """The study's part of the results page: tables with captions, figures."""
         return {"title": self.title, "report_tables": self.report_tables, "figures": self.figures}
+
+
+def tables_and_figures_section(
+    name: str, title: str, captions: Mapping[str, str], tables: Sequence[str],
+    figures: Sequence[str], *, page_order: Sequence[str] | None = None,
+) -> SummarySection:  # fmt: skip
+    """The section of a study whose results are ``tables`` (Markdown in the summary, CSV
+    with ``captions[table]`` on the results page, in ``page_order`` when given) and PNG
+    ``figures``."""
+    return SummarySection(
+        title=title,
+        tables=[f"results/{name}/tables/{t}.md" for t in tables],
+        report_tables=[
+            {"path": f"results/{name}/tables/{t}.csv", "caption": captions[t]}
+            for t in (page_order or tables)
+        ],
+        figures=[f"results/{name}/figures/{f}.png" for f in figures],
+    )
 
 
 class StudyKind:

@@ -22,6 +22,7 @@ from pderepro.studies.base import (
     SummarySection,
     figure_files,
     table_files,
+    tables_and_figures_section,
 )
 
 TABLES = ("tasks", "wins")
@@ -143,16 +144,8 @@ class DesignKind(StudyKind):
         return table_files(name, TABLES) + figure_files(name, FIGURES)
 
     def summary(self, name: str, study: Mapping[str, Any], preset: str) -> SummarySection:
-        text = captions(study, preset)
-        return SummarySection(
-            title=study["title"],
-            tables=[f"results/{name}/tables/{t}.md" for t in TABLES],
-            report_tables=[
-                {"path": f"results/{name}/tables/wins.csv", "caption": text["wins"]},
-                {"path": f"results/{name}/tables/tasks.csv", "caption": text["tasks"]},
-            ],
-            figures=[f"results/{name}/figures/{f}.png" for f in FIGURES],
-        )
+        return tables_and_figures_section(name, study["title"], captions(study, preset), TABLES,
+                                          FIGURES, page_order=("wins", "tasks"))  # fmt: skip
 
     def benchmarks(self, name: str, study: Mapping[str, Any]) -> list[str]:
         return [BENCHMARKS["design_task"].format(study=name, task=k) for k in tasks(study)]

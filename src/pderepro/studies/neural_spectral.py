@@ -29,6 +29,7 @@ from pderepro.studies.base import (
     SummarySection,
     figure_files,
     table_files,
+    tables_and_figures_section,
 )
 from pderepro.studies.claims_tables import check_published_keys
 from pderepro.studies.registry_source import check_parameters, registered_classes
@@ -254,14 +255,8 @@ class NeuralSpectralKind(StudyKind):
         return table_files(name, TABLES) + figure_files(name, FIGURES)
 
     def summary(self, name: str, study: Mapping[str, Any], preset: str) -> SummarySection:
-        text = captions(study, preset)
-        return SummarySection(
-            title=study["title"],
-            tables=[f"results/{name}/tables/{t}.md" for t in TABLES],
-            report_tables=[
-                {"path": f"results/{name}/tables/{t}.csv", "caption": text[t]} for t in TABLES
-            ],
-            figures=[f"results/{name}/figures/{f}.png" for f in FIGURES],
+        return tables_and_figures_section(
+            name, study["title"], captions(study, preset), TABLES, FIGURES
         )
 
     def benchmarks(self, name: str, study: Mapping[str, Any]) -> list[str]:

@@ -23,6 +23,7 @@ from pderepro.studies.base import (
     SummarySection,
     figure_files,
     table_files,
+    tables_and_figures_section,
 )
 
 TABLES = ("errors", "slopes")
@@ -127,16 +128,8 @@ class RandomFeaturesKind(StudyKind):
         return table_files(name, TABLES) + figure_files(name, FIGURES)
 
     def summary(self, name: str, study: Mapping[str, Any], preset: str) -> SummarySection:
-        text = captions(study, preset)
-        return SummarySection(
-            title=study["title"],
-            tables=[f"results/{name}/tables/{t}.md" for t in TABLES],
-            report_tables=[
-                {"path": f"results/{name}/tables/slopes.csv", "caption": text["slopes"]},
-                {"path": f"results/{name}/tables/errors.csv", "caption": text["errors"]},
-            ],
-            figures=[f"results/{name}/figures/{f}.png" for f in FIGURES],
-        )
+        return tables_and_figures_section(name, study["title"], captions(study, preset), TABLES,
+                                          FIGURES, page_order=("slopes", "errors"))  # fmt: skip
 
     def benchmarks(self, name: str, study: Mapping[str, Any]) -> list[str]:
         return [
