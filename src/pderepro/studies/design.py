@@ -34,9 +34,11 @@ DESIGNS = "results/{study}/tasks/{task}/designs.nc"
 #: Families the task builder knows (:mod:`pderepro.solvers.elasticity.tasks`), listed here
 #: so that a typo fails at config time without importing the solver.
 FAMILIES = ("mbb_beam", "cantilever", "cantilever_corner", "bridge", "point_bridge")
-#: Seconds per element and objective evaluation (a sparse direct solve and its adjoint),
-#: with room: about 3 microseconds at 60 x 20 to 96 x 32 on one core (2026-12-07).
-S_PER_ELEMENT_EVALUATION = 6e-6
+#: Seconds per element and objective evaluation, with room, on one core (2026-12-07, 96 x
+#: 32, the two cores shared): a pixel method's sparse direct solve and adjoint about 50 ms
+#: an evaluation (16 microseconds an element), the CNN's float64 forward and backward
+#: pass on top about 0.55 s (180 microseconds an element).
+S_PER_ELEMENT_EVALUATION = {"pixels": 2e-5, "cnn_lbfgs": 2e-4}
 
 
 def task_key(family: str, nelx: int, nely: int, volume: float) -> str:
@@ -182,10 +184,15 @@ def task_args(plan, study: str, task: str, **_: Any) -> dict[str, Any]:
 
 
 def _task_seconds(cfg: Mapping[str, Any], task: Mapping[str, Any]) -> float:
-    runs = sum(
-        cfg["seeds"] if m["optimiser"] == "cnn_lbfgs" else 1 for m in cfg["methods"].values()
+    """Seconds of one task job: every run's evaluations (L-BFGS's line search may add a
+    quarter) at :data:`S_PER_ELEMENT_EVALUATION`."""
+    per_run = 1.25 * cfg["iterations"] * task["nelx"] * task["nely"]
+    return sum(
+        per_run * cfg["seeds"] * S_PER_ELEMENT_EVALUATION["cnn_lbfgs"]
+        if m["optimiser"] == "cnn_lbfgs"
+        else per_run * S_PER_ELEMENT_EVALUATION["pixels"]
+        for m in cfg["methods"].values()
     )
-    return 1.25 * runs * cfg["iterations"] * task["nelx"] * task["nely"] * S_PER_ELEMENT_EVALUATION
 
 
 def task_runtime(plan, study: str, task: str, **_: Any) -> int:
