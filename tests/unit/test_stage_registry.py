@@ -1,6 +1,6 @@
 """Stages register where they are defined: every ``def run_<name>(`` of a stage module is
 reachable as ``pderepro.stages.run_<name>`` and its module's own function, and every
-stage the workflow scripts call is one of them."""
+stage the workflow's rules name is one of them."""
 
 import importlib
 import re
@@ -17,13 +17,18 @@ def test_every_stage_definition_is_reachable_from_the_package():
         assert getattr(stages, name) is defined
 
 
-IMPORT = re.compile(r"from pderepro\.stages import ([\w, ]+)")
+#: A rule's stage (workflow/rules/common.smk: ``stage_params``), where it is a name; the
+#: closure rules name theirs through ``CLOSURE_STAGES``.
+NAMED = re.compile(r'stage_params\(\s*"(\w+)"')
 
 
-def test_every_stage_a_script_calls_exists():
-    called = set()
-    for script in (ROOT / "workflow" / "scripts").glob("*.py"):
-        for names in IMPORT.findall(script.read_text()):
-            called |= {name.strip() for name in names.split(",")}
-    called.discard("closure_stage")
-    assert called and called <= set(stages._stage_modules())
+def test_every_stage_a_rule_names_exists():
+    named = set()
+    for rules in (ROOT / "workflow" / "rules").glob("*.smk"):
+        named |= set(NAMED.findall(rules.read_text()))
+    named |= {name for system in stages.CLOSURE_STAGES.values() for name in system.values()}
+    assert len(named) > 50 and named <= set(stages._stage_modules())
+
+
+def test_the_entry_point_is_not_a_stage():
+    assert "run_stage" not in stages._stage_modules() and "run_stage" in stages.__all__

@@ -15,7 +15,13 @@ rule claims:
     conda:
         ENV
     params:
-        preset=CONFIG["preset"],
-        studies=claims_studies,
+        **stage_params(
+            "run_claims",
+            job=lambda output: {"csv": output.csv, "markdown": output.markdown},
+            settings=lambda wildcards: {
+                "studies": claims_studies(wildcards),
+                "preset": CONFIG["preset"],
+            },
+        ),
     script:
-        "../scripts/claims.py"
+        STAGE_SCRIPT

@@ -25,10 +25,18 @@ rule generate_truth:
         mem_mb=from_plan(closures.truth_mem_mb),
         runtime=from_plan(closures.truth_runtime),
     params:
-        run=from_plan(closures.truth_params),
-        solver=from_plan(closures.system_solver),
+        **stage_params(
+            system_stage("generate_truth"),
+            job=lambda wildcards, output, threads: {
+                "role": wildcards.role,
+                "output": output[0],
+                "threads": threads,
+            },
+            # the system, the setup's parameter, truth sizes, seed, title
+            settings=from_plan(closures.truth_params),
+        ),
     script:
-        "../scripts/generate_truth.py"
+        STAGE_SCRIPT
 
 
 rule coarse_grain:
@@ -46,10 +54,17 @@ rule coarse_grain:
     resources:
         mem_mb=from_plan(closures.coarse_grain_mem_mb),
     params:
-        run=from_plan(closures.coarse_grain_params),
-        solver=from_plan(closures.system_solver),
+        **stage_params(
+            system_stage("coarse_grain"),
+            job=lambda input, output, threads: {
+                "raw": input[0],
+                "outputs": dict(output.items()),
+                "threads": threads,
+            },
+            settings=from_plan(closures.coarse_grain_params),
+        ),
     script:
-        "../scripts/coarse_grain.py"
+        STAGE_SCRIPT
 
 
 rule fit_closure:
@@ -69,10 +84,23 @@ rule fit_closure:
         mem_mb=from_plan(closures.closure_mem_mb),
         runtime=from_plan(closures.closure_fit_runtime),
     params:
-        run=from_plan(closures.fit_params),
-        solver=from_plan(closures.system_solver),
+        **stage_params(
+            system_stage("fit_closure"),
+            job=lambda wildcards, input, output, threads: {
+                "train_path": input.train,
+                "validation_path": input.validation,
+                "checkpoint": output[0],
+                "closure": wildcards.closure,
+                "threads": threads,
+            },
+            # a system may take the study's seed
+            settings=lambda wildcards: {
+                "seed": 0,
+                **from_plan(closures.fit_params)(wildcards),
+            },
+        ),
     script:
-        "../scripts/fit_closure.py"
+        STAGE_SCRIPT
 
 
 rule evaluate_offline:
@@ -87,11 +115,21 @@ rule evaluate_offline:
     conda:
         ENV
     params:
-        setups=from_plan(closures.closure_tests),
-        n_scatter=from_plan(closures.scatter_points),
-        solver=from_plan(closures.system_solver),
+        **stage_params(
+            system_stage("evaluate_offline"),
+            job=lambda wildcards, input, output: {
+                "checkpoint": input.checkpoint,
+                "metrics": output.metrics,
+                "curves": output.curves,
+                "closure": wildcards.closure,
+            },
+            settings=lambda wildcards: {
+                "tests": from_plan(closures.closure_tests)(wildcards),
+                "n_scatter": from_plan(closures.scatter_points)(wildcards),
+            },
+        ),
     script:
-        "../scripts/evaluate_offline.py"
+        STAGE_SCRIPT
 
 
 rule evaluate_online:
@@ -112,11 +150,22 @@ rule evaluate_online:
         mem_mb=from_plan(closures.closure_mem_mb),
         runtime=from_plan(closures.online_runtime),
     params:
-        climates=from_plan(closures.closure_climates),
-        run=from_plan(closures.online_params),
-        solver=from_plan(closures.system_solver),
+        **stage_params(
+            system_stage("evaluate_online"),
+            job=lambda wildcards, input, output, threads: {
+                "checkpoint": input.checkpoint,
+                "closure": wildcards.closure,
+                "metrics": output.metrics,
+                "curves": output.curves,
+                "threads": threads,
+            },
+            settings=lambda wildcards: {
+                "climates": from_plan(closures.closure_climates)(wildcards),
+                **from_plan(closures.online_params)(wildcards),
+            },
+        ),
     script:
-        "../scripts/evaluate_online.py"
+        STAGE_SCRIPT
 
 
 # the truth-vs-truth noise floor: a second truth ensemble scored like a closure
@@ -131,11 +180,16 @@ rule truth_floor:
     conda:
         ENV
     params:
-        climates=from_plan(closures.closure_climates),
-        run=from_plan(closures.floor_params),
-        solver=from_plan(closures.system_solver),
+        **stage_params(
+            system_stage("truth_floor"),
+            job=lambda output: {"metrics": output.metrics, "curves": output.curves},
+            settings=lambda wildcards: {
+                "climates": from_plan(closures.closure_climates)(wildcards),
+                **from_plan(closures.floor_params)(wildcards),
+            },
+        ),
     script:
-        "../scripts/truth_floor.py"
+        STAGE_SCRIPT
 
 
 rule closure_tables:
@@ -153,10 +207,17 @@ rule closure_tables:
     conda:
         ENV
     params:
-        scoring=from_plan(closures.scoring_params),
-        solver=from_plan(closures.system_solver),
+        **stage_params(
+            system_stage("closure_tables"),
+            job=lambda input, output: {
+                "offline": list(input.offline),
+                "online": list(input.online),
+                "outputs": dict(output.items()),
+            },
+            settings=plan_items(closures.scoring_params, online_settings="online"),
+        ),
     script:
-        "../scripts/closure_tables.py"
+        STAGE_SCRIPT
 
 
 # one figure rule per truth system: each has its own figures (closures.SYSTEM_FIGURES)
@@ -185,7 +246,15 @@ for _solver, _figures in closures.SYSTEM_FIGURES.items():
         conda:
             ENV
         params:
-            figure=from_plan(closures.closure_figure_params),
-            solver=_solver,
+            **stage_params(
+                CLOSURE_STAGES[_solver]["plot_closures"],
+                job=lambda input, output: {
+                    "offline": list(input.offline),
+                    "online": list(input.online),
+                    "table": input.table,
+                    "outputs": dict(output.items()),
+                },
+                settings=from_plan(closures.closure_figure_params),
+            ),
         script:
-            "../scripts/plot_closures.py"
+            STAGE_SCRIPT

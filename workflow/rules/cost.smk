@@ -13,9 +13,19 @@ rule time_solver:
         ENV
     threads: 1
     params:
-        dataset=from_plan(cost.solver_timing_dataset),
+        **stage_params(
+            "run_time_solver",
+            job=lambda wildcards, output, threads: {
+                "resolution": int(wildcards.res),
+                "output": output[0],
+                "threads": threads,
+            },
+            settings=lambda wildcards: {
+                "dataset": from_plan(cost.solver_timing_dataset)(wildcards),
+            },
+        ),
     script:
-        "../scripts/time_solver.py"
+        STAGE_SCRIPT
 
 
 rule cost_table:
@@ -31,6 +41,10 @@ rule cost_table:
     conda:
         ENV
     params:
-        table=from_plan(cost.cost_table_params),
+        **stage_params(
+            "run_cost_table",
+            job=lambda output: {"csv": output.csv, "markdown": output.markdown},
+            settings=from_plan(cost.cost_table_params),  # units, model_order, caption
+        ),
     script:
-        "../scripts/cost_table.py"
+        STAGE_SCRIPT

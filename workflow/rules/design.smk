@@ -21,15 +21,17 @@ rule design_task:
         runtime=from_plan(design.task_runtime),
         mem_mb=from_plan(design.task_mem_mb),
     params:
-        stage="run_design_task",
-        args=lambda wildcards, output, threads: {
-            "metrics": output.metrics,
-            "designs": output.designs,
-            "threads": threads,
-            **from_plan(design.task_args)(wildcards),
-        },
+        **stage_params(
+            "run_design_task",
+            job=lambda output, threads: {
+                "metrics": output.metrics,
+                "designs": output.designs,
+                "threads": threads,
+            },
+            settings=from_plan(design.task_args),
+        ),
     script:
-        "../scripts/stage.py"
+        STAGE_SCRIPT
 
 
 rule design_tables:
@@ -48,14 +50,16 @@ rule design_tables:
     conda:
         ENV
     params:
-        stage="run_design_tables",
-        args=lambda wildcards, input, output: {
-            "metrics": list(input.metrics),
-            "outputs": dict(output.items()),
-            **from_plan(design.tables_args)(wildcards),
-        },
+        **stage_params(
+            "run_design_tables",
+            job=lambda input, output: {
+                "metrics": list(input.metrics),
+                "outputs": dict(output.items()),
+            },
+            settings=from_plan(design.tables_args),
+        ),
     script:
-        "../scripts/stage.py"
+        STAGE_SCRIPT
 
 
 rule plot_designs:
@@ -72,12 +76,14 @@ rule plot_designs:
     conda:
         ENV
     params:
-        stage="run_plot_designs",
-        args=lambda wildcards, input, output: {
-            "designs": list(input.designs),
-            "tasks": input.tasks,
-            "outputs": dict(output.items()),
-            **from_plan(design.figure_args)(wildcards),
-        },
+        **stage_params(
+            "run_plot_designs",
+            job=lambda input, output: {
+                "designs": list(input.designs),
+                "tasks": input.tasks,
+                "outputs": dict(output.items()),
+            },
+            settings=from_plan(design.figure_args),
+        ),
     script:
-        "../scripts/stage.py"
+        STAGE_SCRIPT

@@ -13,9 +13,25 @@ rule evaluate_model:
     conda:
         ENV
     params:
-        n_keep=from_plan(resolution.n_kept_predictions),
+        **stage_params(
+            "run_evaluate",
+            job=lambda wildcards, input, output, threads: {
+                "checkpoint": input.checkpoint,
+                "test_path": input.test,
+                "metrics": output.metrics,
+                "predictions": output.predictions,
+                "study": wildcards.study,
+                "model": wildcards.model,
+                "resolution": int(wildcards.res),
+                "seed": int(wildcards.seed),
+                "threads": threads,
+            },
+            settings=lambda wildcards: {
+                "n_keep": from_plan(resolution.n_kept_predictions)(wildcards),
+            },
+        ),
     script:
-        "../scripts/evaluate_model.py"
+        STAGE_SCRIPT
 
 
 rule evaluate_baseline:
@@ -30,10 +46,24 @@ rule evaluate_baseline:
     conda:
         ENV
     params:
-        baseline=from_plan(resolution.baseline_params),
-        n_keep=from_plan(resolution.n_kept_predictions),
+        **stage_params(
+            "run_baseline",
+            job=lambda wildcards, input, output: {
+                "test_path": input.test,
+                "train_path": input.train,
+                "metrics": output.metrics,
+                "predictions": output.predictions,
+                "study": wildcards.study,
+                "baseline": wildcards.model,
+                "resolution": int(wildcards.res),
+            },
+            settings=lambda wildcards: {
+                **from_plan(resolution.baseline_params)(wildcards),  # label, dataset
+                "n_keep": from_plan(resolution.n_kept_predictions)(wildcards),
+            },
+        ),
     script:
-        "../scripts/evaluate_baseline.py"
+        STAGE_SCRIPT
 
 
 rule make_table:
@@ -47,9 +77,18 @@ rule make_table:
     conda:
         ENV
     params:
-        table=from_plan(resolution.table_params),
+        **stage_params(
+            "run_table",
+            job=lambda input, output: {
+                "metrics": list(input),
+                "csv": output.csv,
+                "markdown": output.markdown,
+            },
+            # published, caption, n_train, model_order
+            settings=from_plan(resolution.table_params),
+        ),
     script:
-        "../scripts/make_table.py"
+        STAGE_SCRIPT
 
 
 rule validate_solvers:
@@ -66,5 +105,10 @@ rule validate_solvers:
         BENCHMARKS["validate_solvers"]
     conda:
         ENV
+    params:
+        **stage_params(
+            "run_validate_solvers",
+            job=lambda output: {"csv": output.csv, "figures": [output.figure]},
+        ),
     script:
-        "../scripts/validate_solvers.py"
+        STAGE_SCRIPT

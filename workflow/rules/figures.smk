@@ -16,9 +16,13 @@ rule plot_resolution:
     conda:
         ENV
     params:
-        figure=from_plan(resolution.figure_params),
+        **stage_params(
+            "run_plot_resolution",
+            job=lambda input, output: {"table": input.table, "figures": list(output)},
+            settings=from_plan(resolution.figure_params),  # title
+        ),
     script:
-        "../scripts/plot_resolution.py"
+        STAGE_SCRIPT
 
 
 rule plot_samples:
@@ -36,6 +40,15 @@ rule plot_samples:
     conda:
         ENV
     params:
-        n_samples=from_plan(resolution.n_kept_predictions),
+        **stage_params(
+            "run_plot_samples",
+            job=lambda input, output: {
+                "predictions": list(input),
+                "figures": list(output),
+            },
+            settings=lambda wildcards: {
+                "n_samples": from_plan(resolution.n_kept_predictions)(wildcards),
+            },
+        ),
     script:
-        "../scripts/plot_samples.py"
+        STAGE_SCRIPT

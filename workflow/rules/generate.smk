@@ -16,10 +16,20 @@ rule generate_shard:
         mem_mb=from_plan(resolution.generate_mem_mb),
         runtime=from_plan(resolution.generate_runtime),
     params:
-        dataset=from_plan(resolution.dataset_science),
-        shard=from_plan(resolution.shard_range),
+        **stage_params(
+            "run_generate",
+            job=lambda wildcards, output, threads: {
+                "split": wildcards.split,
+                "output": output[0],
+                "threads": threads,
+            },
+            settings=lambda wildcards: {
+                "dataset": from_plan(resolution.dataset_science)(wildcards),
+                **from_plan(resolution.shard_range)(wildcards),
+            },
+        ),
     script:
-        "../scripts/generate_shard.py"
+        STAGE_SCRIPT
 
 
 rule assemble_split:
@@ -38,7 +48,18 @@ rule assemble_split:
         mem_mb=from_plan(resolution.split_mem_mb),
         runtime=from_plan(resolution.split_runtime),
     params:
-        dataset=from_plan(resolution.dataset_science),
-        n_samples=from_plan(resolution.split_size),
+        **stage_params(
+            "run_assemble_split",
+            job=lambda wildcards, input, output, threads: {
+                "split": wildcards.split,
+                "shards": list(input),
+                "output": output[0],
+                "threads": threads,
+            },
+            settings=lambda wildcards: {
+                "dataset": from_plan(resolution.dataset_science)(wildcards),
+                "n_samples": from_plan(resolution.split_size)(wildcards),
+            },
+        ),
     script:
-        "../scripts/assemble_split.py"
+        STAGE_SCRIPT

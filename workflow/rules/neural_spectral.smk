@@ -16,9 +16,13 @@ rule nsm_data:
         ENV
     threads: 1
     params:
-        data=from_plan(neural_spectral_inputs.data_params),
+        **stage_params(
+            "run_nsm_data",
+            job=lambda output: {"output": output[0]},
+            settings=from_plan(neural_spectral_inputs.data_params),
+        ),
     script:
-        "../scripts/nsm_data.py"
+        STAGE_SCRIPT
 
 
 rule train_nsm:
@@ -42,9 +46,21 @@ rule train_nsm:
         runtime=from_plan(neural_spectral_inputs.train_runtime),
         mem_mb=from_plan(neural_spectral_inputs.train_mem_mb),
     params:
-        settings=from_plan(neural_spectral_inputs.train_params),
+        **stage_params(
+            "run_train_nsm",
+            job=lambda wildcards, input, output: {
+                "data": input.data,
+                "outputs": dict(output.items()),
+                "problem_key": wildcards.problem,
+                "method_key": wildcards.method,
+                "seed": int(wildcards.seed),
+            },
+            settings=lambda wildcards: {
+                "settings": from_plan(neural_spectral_inputs.train_params)(wildcards),
+            },
+        ),
     script:
-        "../scripts/train_nsm.py"
+        STAGE_SCRIPT
 
 
 rule nsm_tables:
@@ -65,9 +81,17 @@ rule nsm_tables:
         ENV
     threads: 1
     params:
-        table=from_plan(neural_spectral_inputs.tables_params),
+        **stage_params(
+            "run_nsm_tables",
+            job=lambda input, output: {
+                "metrics": list(input.metrics),
+                "data": list(input.data),
+                "outputs": dict(output.items()),
+            },
+            settings=from_plan(neural_spectral_inputs.tables_params),
+        ),
     script:
-        "../scripts/nsm_tables.py"
+        STAGE_SCRIPT
 
 
 rule plot_nsm:
@@ -84,6 +108,13 @@ rule plot_nsm:
     conda:
         ENV
     params:
-        figure=from_plan(neural_spectral_inputs.figure_params),
+        **stage_params(
+            "run_plot_nsm",
+            job=lambda input, output: {
+                "histories": list(input.histories),
+                "outputs": dict(output.items()),
+            },
+            settings=from_plan(neural_spectral_inputs.figure_params),
+        ),
     script:
-        "../scripts/plot_nsm.py"
+        STAGE_SCRIPT

@@ -21,9 +21,23 @@ rule train_parametric:
         mem_mb=from_plan(parametric_inputs.train_mem_mb),
         runtime=from_plan(parametric_inputs.train_runtime),
     params:
-        run=from_plan(parametric_inputs.train_params),
+        **stage_params(
+            "run_train_parametric",
+            job=lambda wildcards, input, output, threads: {
+                "train_paths": list(input.train),
+                "validation_paths": list(input.validation),
+                "checkpoint": output.checkpoint,
+                "history": output.history,
+                "pde": wildcards.pde,
+                "model": wildcards.run,
+                "seed": int(wildcards.seed),
+                "threads": threads,
+            },
+            # spec, training, protocol, parameter, fractions
+            settings=from_plan(parametric_inputs.train_params),
+        ),
     script:
-        "../scripts/train_parametric.py"
+        STAGE_SCRIPT
 
 
 rule evaluate_parametric:
@@ -42,9 +56,22 @@ rule evaluate_parametric:
         ENV
     threads: 1
     params:
-        evaluation=from_plan(parametric_inputs.evaluate_params),
+        **stage_params(
+            "run_evaluate_parametric",
+            job=lambda input, output, threads: {
+                "checkpoint": input.checkpoint,
+                "test_paths": list(input.test),
+                "metrics": output.metrics,
+                "per_step": output.per_step,
+                "predictions": output.predictions,
+                "threads": threads,
+            },
+            settings=plan_items(
+                parametric_inputs.evaluate_params, seen_values="seen", n_keep="n_keep"
+            ),
+        ),
     script:
-        "../scripts/evaluate_parametric.py"
+        STAGE_SCRIPT
 
 
 rule parametric_tables:
@@ -63,9 +90,16 @@ rule parametric_tables:
     conda:
         ENV
     params:
-        table=from_plan(parametric_inputs.tables_params),
+        **stage_params(
+            "run_parametric_tables",
+            job=lambda input, output: {
+                "metrics": list(input),
+                "outputs": dict(output.items()),
+            },
+            settings=from_plan(parametric_inputs.tables_params),
+        ),
     script:
-        "../scripts/parametric_tables.py"
+        STAGE_SCRIPT
 
 
 rule plot_parametric:
@@ -86,9 +120,18 @@ rule plot_parametric:
     conda:
         ENV
     params:
-        title=from_plan(resolution.figure_params),
+        **stage_params(
+            "run_plot_parametric",
+            job=lambda input, output: {
+                "parameters": input.parameters,
+                "per_step": list(input.per_step),
+                "predictions": list(input.predictions),
+                "outputs": dict(output.items()),
+            },
+            settings=from_plan(resolution.figure_params),  # title
+        ),
     script:
-        "../scripts/plot_parametric.py"
+        STAGE_SCRIPT
 
 
 rule basic_forms_table:
@@ -104,9 +147,17 @@ rule basic_forms_table:
     conda:
         ENV
     params:
-        table=from_plan(parametric_inputs.basic_forms_params),
+        **stage_params(
+            "run_basic_forms_table",
+            job=lambda input, output: {
+                "metrics": list(input),
+                "csv": output.csv,
+                "markdown": output.md,
+            },
+            settings=from_plan(parametric_inputs.basic_forms_params),
+        ),
     script:
-        "../scripts/basic_forms_table.py"
+        STAGE_SCRIPT
 
 
 rule plot_basic_forms:
@@ -122,6 +173,14 @@ rule plot_basic_forms:
     conda:
         ENV
     params:
-        title=from_plan(resolution.figure_params),
+        **stage_params(
+            "run_plot_basic_forms",
+            job=lambda input, output: {
+                "table": input[0],
+                "png": output.png,
+                "pdf": output.pdf,
+            },
+            settings=from_plan(resolution.figure_params),  # title
+        ),
     script:
-        "../scripts/plot_basic_forms.py"
+        STAGE_SCRIPT

@@ -13,9 +13,13 @@ rule pinn_reference:
         ENV
     threads: 1
     params:
-        reference=from_plan(physics_informed_inputs.reference_params),
+        **stage_params(
+            "run_pinn_reference",
+            job=lambda output: {"output": output[0]},
+            settings=from_plan(physics_informed_inputs.reference_params),
+        ),
     script:
-        "../scripts/pinn_reference.py"
+        STAGE_SCRIPT
 
 
 rule train_pinn:
@@ -37,9 +41,21 @@ rule train_pinn:
         runtime=from_plan(physics_informed_inputs.train_runtime),
         mem_mb=from_plan(physics_informed_inputs.train_mem_mb),
     params:
-        settings=from_plan(physics_informed_inputs.train_params),
+        **stage_params(
+            "run_train_pinn",
+            job=lambda wildcards, input, output: {
+                "reference": input.reference,
+                "outputs": dict(output.items()),
+                "problem_key": wildcards.problem,
+                "method_key": wildcards.method,
+                "seed": int(wildcards.seed),
+            },
+            settings=lambda wildcards: {
+                "settings": from_plan(physics_informed_inputs.train_params)(wildcards),
+            },
+        ),
     script:
-        "../scripts/train_pinn.py"
+        STAGE_SCRIPT
 
 
 rule pinn_tables:
@@ -59,9 +75,17 @@ rule pinn_tables:
     conda:
         ENV
     params:
-        table=from_plan(physics_informed_inputs.tables_params),
+        **stage_params(
+            "run_pinn_tables",
+            job=lambda input, output: {
+                "metrics": list(input.metrics),
+                "references": list(input.references),
+                "outputs": dict(output.items()),
+            },
+            settings=from_plan(physics_informed_inputs.tables_params),
+        ),
     script:
-        "../scripts/pinn_tables.py"
+        STAGE_SCRIPT
 
 
 rule pinn_scaling:
@@ -77,9 +101,16 @@ rule pinn_scaling:
     conda:
         ENV
     params:
-        table=from_plan(physics_informed_inputs.scaling_params),
+        **stage_params(
+            "run_pinn_scaling",
+            job=lambda input, output: {
+                "metrics": list(input.metrics),
+                "outputs": dict(output.items()),
+            },
+            settings=from_plan(physics_informed_inputs.scaling_params),
+        ),
     script:
-        "../scripts/pinn_scaling.py"
+        STAGE_SCRIPT
 
 
 rule plot_pinn:
@@ -99,6 +130,16 @@ rule plot_pinn:
     conda:
         ENV
     params:
-        figure=from_plan(physics_informed_inputs.figure_params),
+        **stage_params(
+            "run_plot_pinn",
+            job=lambda input, output: {
+                "metrics": list(input.metrics),
+                "histories": list(input.histories),
+                "fields": list(input.fields),
+                "references": list(input.references),
+                "outputs": dict(output.items()),
+            },
+            settings=from_plan(physics_informed_inputs.figure_params),
+        ),
     script:
-        "../scripts/plot_pinn.py"
+        STAGE_SCRIPT

@@ -21,6 +21,15 @@ rule preprocess:
         mem_mb=from_plan(resolution.preprocess_mem_mb),
         runtime=15,
     params:
-        splits=resolution.SPLITS,
+        **stage_params(
+            "run_preprocess",
+            job=lambda wildcards, input, output, threads: {
+                "raw": {split: input[split] for split in resolution.SPLITS},
+                "processed": {split: output[split] for split in resolution.SPLITS},
+                "resolution": int(wildcards.res),
+                "out_stats": output.stats,
+                "threads": threads,
+            },
+        ),
     script:
-        "../scripts/preprocess.py"
+        STAGE_SCRIPT

@@ -20,9 +20,19 @@ rule fit_random_features:
         runtime=from_plan(random_features.fit_runtime),
         mem_mb=from_plan(random_features.fit_mem_mb),
     params:
-        settings=from_plan(random_features.fit_params),
+        **stage_params(
+            "run_fit_random_features",
+            job=lambda wildcards, output: {
+                "output": output[0],
+                "dimension_key": wildcards.dimension,
+                "seed": int(wildcards.seed),
+            },
+            settings=lambda wildcards: {
+                "settings": from_plan(random_features.fit_params)(wildcards),
+            },
+        ),
     script:
-        "../scripts/fit_random_features.py"
+        STAGE_SCRIPT
 
 
 rule random_features_tables:
@@ -41,9 +51,16 @@ rule random_features_tables:
     conda:
         ENV
     params:
-        table=from_plan(random_features.tables_params),
+        **stage_params(
+            "run_random_features_tables",
+            job=lambda input, output: {
+                "metrics": list(input.metrics),
+                "outputs": dict(output.items()),
+            },
+            settings=from_plan(random_features.tables_params),
+        ),
     script:
-        "../scripts/random_features_tables.py"
+        STAGE_SCRIPT
 
 
 rule plot_random_features:
@@ -61,6 +78,14 @@ rule plot_random_features:
     conda:
         ENV
     params:
-        figure=from_plan(random_features.figure_params),
+        **stage_params(
+            "run_plot_random_features",
+            job=lambda input, output: {
+                "metrics": list(input.metrics),
+                "slopes": input.slopes,
+                "outputs": dict(output.items()),
+            },
+            settings=from_plan(random_features.figure_params),
+        ),
     script:
-        "../scripts/plot_random_features.py"
+        STAGE_SCRIPT

@@ -16,9 +16,18 @@ rule regimes_table:
     conda:
         ENV
     params:
-        table=from_plan(regimes.regimes_table_params),
+        **stage_params(
+            "run_regimes_table",
+            job=lambda input, output: {
+                "metrics": list(input),
+                "csv": output.csv,
+                "markdown": output.markdown,
+            },
+            # regimes, published, caption, model_order
+            settings=from_plan(regimes.regimes_table_params),
+        ),
     script:
-        "../scripts/regimes_table.py"
+        STAGE_SCRIPT
 
 
 rule plot_error_vs_time:
@@ -38,9 +47,16 @@ rule plot_error_vs_time:
     conda:
         ENV
     params:
-        figure=from_plan(regimes.error_vs_time_params),
+        **stage_params(
+            "run_plot_error_vs_time",
+            job=lambda input, output: {
+                "predictions": list(input),
+                "figures": list(output),
+            },
+            settings=from_plan(regimes.error_vs_time_params),  # title, regimes
+        ),
     script:
-        "../scripts/plot_error_vs_time.py"
+        STAGE_SCRIPT
 
 
 rule evaluate_superresolution:
@@ -58,9 +74,19 @@ rule evaluate_superresolution:
     conda:
         ENV
     params:
-        superres=from_plan(regimes.superres_params),
+        **stage_params(
+            "run_evaluate_superresolution",
+            job=lambda input, output: {
+                "checkpoint": input.checkpoint,
+                "test_path": input.test,
+                "metrics": output.metrics,
+                "markdown": output.markdown,
+                "predictions": output.predictions,
+            },
+            settings=from_plan(regimes.superres_params),
+        ),
     script:
-        "../scripts/evaluate_superresolution.py"
+        STAGE_SCRIPT
 
 
 rule plot_superresolution:
@@ -79,5 +105,13 @@ rule plot_superresolution:
         study=matching(PLAN.of_kind("regimes")),
     conda:
         ENV
+    params:
+        **stage_params(
+            "run_plot_superresolution",
+            job=lambda input, output: {
+                "predictions": input[0],
+                "figures": list(output),
+            },
+        ),
     script:
-        "../scripts/plot_superresolution.py"
+        STAGE_SCRIPT

@@ -17,11 +17,21 @@ rule summary:
     conda:
         ENV
     params:
-        preset=CONFIG["preset"],
-        studies=summary_studies,
-        validation=PLAN.validation_targets()[:1],
+        **stage_params(
+            "run_summary",
+            job=lambda input, output: {
+                "output": output[0],
+                "claims": input.claims,
+                "benchmarks": list(input.benchmarks),
+            },
+            settings=lambda wildcards: {
+                "preset": CONFIG["preset"],
+                "studies": summary_studies(wildcards),
+                "validation": (PLAN.validation_targets()[:1] or [None])[0],
+            },
+        ),
     script:
-        "../scripts/summary.py"
+        STAGE_SCRIPT
 
 
 rule results_page:
@@ -35,8 +45,14 @@ rule results_page:
     conda:
         ENV
     params:
-        preset=CONFIG["preset"],
-        sections=results_page_sections,
-        validation=PLAN.validation_targets()[:1],
+        **stage_params(
+            "run_results_page",
+            job=lambda input, output: {"output": output[0], "claims": input.claims},
+            settings=lambda wildcards: {
+                "preset": CONFIG["preset"],
+                "sections": results_page_sections(wildcards),
+                "validation": (PLAN.validation_targets()[:1] or [None])[0],
+            },
+        ),
     script:
-        "../scripts/results_page.py"
+        STAGE_SCRIPT

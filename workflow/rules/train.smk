@@ -24,9 +24,18 @@ rule train_model:
         mem_mb=from_plan(resolution.train_mem_mb),
         runtime=from_plan(training_segments.train_runtime),
     params:
-        run=from_plan(resolution.train_params),
+        **stage_params(
+            "run_train",
+            job=lambda wildcards, input, output, threads: {
+                **training_job(wildcards, input, threads),
+                "checkpoint": output.checkpoint,
+                "history": output.history,
+                "stop_epoch": None,
+            },
+            settings=from_plan(resolution.train_params),
+        ),
     script:
-        "../scripts/train_model.py"
+        STAGE_SCRIPT
 
 
 # The segments before the last of a training longer than cluster.max_job_minutes: each
@@ -51,7 +60,17 @@ rule train_segment:
         mem_mb=from_plan(resolution.train_mem_mb),
         runtime=from_plan(training_segments.train_runtime),
     params:
-        run=from_plan(resolution.train_params),
-        stop_epoch=from_plan(training_segments.stop_epoch),
+        **stage_params(
+            "run_train",
+            job=lambda wildcards, input, output, threads: {
+                **training_job(wildcards, input, threads),
+                "checkpoint": output.state,
+                "history": None,
+            },
+            settings=lambda wildcards: {
+                **from_plan(resolution.train_params)(wildcards),
+                "stop_epoch": from_plan(training_segments.stop_epoch)(wildcards),
+            },
+        ),
     script:
-        "../scripts/train_model.py"
+        STAGE_SCRIPT

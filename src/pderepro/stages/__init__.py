@@ -1,4 +1,4 @@
-"""One function per workflow stage, called by the thin scripts in workflow/scripts.
+"""One function per workflow stage, called by name by workflow/scripts/stage.py (run_stage).
 
 Each function takes plain paths and config slices, so it runs (and is tested) without
 Snakemake. Inputs are checked against the provenance attributes they were made with,
@@ -16,15 +16,18 @@ to). The layers are listed, and checked by ``lint-imports``, in ``pyproject.toml
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import re
+from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 #: A stage is a module-level ``def run_<name>(`` in a module of this package: found by
 #: reading the modules' source (no import), so a new stage registers itself where it is
-#: defined and no table here is edited.
+#: defined and no table here is edited. This module is not one of them (``run_stage`` below
+#: calls a stage, it is none).
 _STAGE_DEFINITION = re.compile(r"^def (run_\w+)\(", re.MULTILINE)
 
 
@@ -71,7 +74,39 @@ CLOSURE_STAGES = {
     },
 }  # fmt: skip
 
-__all__ = sorted([*_stage_modules(), "CLOSURE_STAGES", "closure_stage"])
+__all__ = sorted([*_stage_modules(), "CLOSURE_STAGES", "closure_stage", "run_stage"])
+
+
+def run_stage(name: str, kwargs: Mapping[str, Any]) -> Any:
+    """Call the stage function ``name`` with the keyword arguments ``kwargs``.
+
+    The one entry point of the workflow (``workflow/scripts/stage.py``): each rule names
+    its stage and gives its arguments as params (``workflow/rules/common.smk``:
+    ``stage_params``).
+
+    Parameters
+    ----------
+    name : str
+        A stage function of this package, e.g. ``"run_train"``.
+    kwargs : Mapping[str, Any]
+        Its keyword arguments.
+
+    Returns
+    -------
+    Any
+        What the stage returns.
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is not a stage; the message names the closest stages.
+    """
+    if name not in _stage_modules():
+        close = difflib.get_close_matches(name, _stage_modules(), n=3)
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        raise ValueError(f"no stage {name!r} in {__name__}{hint}")
+    stage = globals().get(name) or __getattr__(name)
+    return stage(**kwargs)
 
 
 def closure_stage(rule: str, solver: str):
