@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from pderepro.config import ConfigError
-from pderepro.evaluation.design_tables import design_tables
+from pderepro.evaluation.design_tables import design_tables, perimeter
 from pderepro.solvers.elasticity.tasks import FAMILIES, build_task
 from pderepro.stages.design import OPTIMISERS, run_design_task
 from pderepro.studies import KINDS, repository_plan
@@ -84,3 +84,13 @@ def test_wins_count_trials_and_the_best_other_method():
     # the best of task a over every run is cnn's 9.0: oc is 11.1% worse
     assert per_task.loc[("a", "oc"), "pct_worse_mean"] == pytest.approx(100 / 9)
     assert per_task.loc[("a", "cnn"), "pct_worse_max"] == pytest.approx(100 * 2 / 9)
+
+
+def test_perimeter_counts_the_edges_between_solid_and_void():
+    bar = np.zeros((4, 6))
+    bar[1:3, 1:5] = 1.0  # a 2 x 4 block inside the domain: 2 (4 + 2) edges
+    assert perimeter(bar) == 12
+    split = bar.copy()
+    split[1:3, 3] = 0.2  # cut in two: 4 more edges across the rows, 2 fewer along a column
+    assert perimeter(split) == 14
+    assert perimeter(np.full((4, 6), 0.4)) == 0

@@ -37,6 +37,7 @@ rule design_task:
 rule design_tables:
     input:
         metrics=from_plan(design.metric_files),
+        designs=from_plan(design.design_files),
     output:
         **{
             f"{t}_{ext}": f"results/{{study}}/tables/{t}.{ext}"
@@ -54,6 +55,7 @@ rule design_tables:
             "run_design_tables",
             job=lambda input, output: {
                 "metrics": list(input.metrics),
+                "designs": list(input.designs),
                 "outputs": dict(output.items()),
             },
             settings=from_plan(design.tables_args),

@@ -2,7 +2,9 @@
 
 * ``tasks``: per task and method, the final compliance (mean, min and max over seeds) and
   how much worse it is than the best design any method found on that task, in percent
-  (Hoyer et al. 2019's per-task score), with the budget spent and the volume's error.
+  (Hoyer et al. 2019's per-task score), with the budget spent, the volume's error and
+  the perimeter of the design's 0.5 level set (:func:`perimeter`: many thin members make
+  a long one).
 * ``wins``: per method, on how many tasks its design is the best (within ``tolerance``,
   relative), and its mean and median percent worse over tasks. A seeded method (the CNN)
   makes one *trial* per seed: seed s of every seeded method against the deterministic
@@ -20,6 +22,13 @@ import numpy as np
 import pandas as pd
 
 TASK_KEYS = ["task", "family", "nelx", "nely", "volume"]
+
+
+def perimeter(density: np.ndarray) -> float:
+    """Length of the 0.5 level set of a ``(nely, nelx)`` design inside the domain, in
+    element widths: the edges between a solid (> 0.5) and a void element."""
+    solid = np.asarray(density) > 0.5
+    return float(np.sum(solid[:, 1:] != solid[:, :-1]) + np.sum(solid[1:, :] != solid[:-1, :]))
 
 
 def _pct_worse(compliance: pd.Series, best: pd.Series) -> pd.Series:
@@ -45,11 +54,14 @@ def design_tables(
     runs: pd.DataFrame, order: Sequence[str], *, reference: str, tolerance: float
 ) -> dict[str, pd.DataFrame]:
     """``{"tasks": ..., "wins": ...}`` from the runs of every task (rows of
-    :data:`pderepro.stages.design.RUN_COLUMNS`), methods in ``order``; ``reference`` is
-    the no-optimisation method (the uniform design), listed last."""
+    :data:`pderepro.stages.design.RUN_COLUMNS`, and ``perimeter`` where known), methods
+    in ``order``; ``reference`` is the no-optimisation method (the uniform design), listed
+    last."""
     missing = sorted(set(order) - set(runs["method"]))
     if missing:
         raise ValueError(f"no runs of method(s) {missing} in the design metrics")
+    if "perimeter" not in runs:
+        runs = runs.assign(perimeter=np.nan)
     runs = runs.assign(best=runs.groupby("task")["compliance"].transform("min"))
     runs["pct_worse"] = _pct_worse(runs["compliance"], runs["best"])
     grouped = runs.groupby([*TASK_KEYS, "method"], sort=False)
@@ -65,6 +77,9 @@ def design_tables(
         evaluations_mean=("evaluations", "mean"),
         wall_s_mean=("wall_s", "mean"),
         volume_error_max=("volume_error", "max"),
+        perimeter_mean=("perimeter", "mean"),
+        perimeter_min=("perimeter", "min"),
+        perimeter_max=("perimeter", "max"),
     ).reset_index()
     rank = {m: i for i, m in enumerate([*[m for m in order if m != reference], reference])}
     task_order = {t: i for i, t in enumerate(runs["task"].drop_duplicates())}
@@ -99,6 +114,7 @@ def design_tables(
         "wall_s_mean": [float(per_method.get_group(m)["wall_s_mean"].mean()) for m in rank],
         "volume_error_max": [float(per_method.get_group(m)["volume_error_max"].max())
                              for m in rank],  # fmt: skip
+        "perimeter_mean": [float(per_method.get_group(m)["perimeter_mean"].mean()) for m in rank],
         "tolerance": tolerance,
     })  # fmt: skip
     wins.insert(4, "share", wins["wins"] / wins["n_tasks"])

@@ -20,7 +20,7 @@ import xarray as xr
 
 from pderepro.data.io import atomic_write, write_netcdf
 from pderepro.data.provenance import provenance_attrs
-from pderepro.evaluation.design_tables import design_tables
+from pderepro.evaluation.design_tables import design_tables, perimeter
 from pderepro.evaluation.tables import write_table
 from pderepro.runtime import set_threads
 
@@ -141,22 +141,39 @@ def _runs(metrics: Sequence[str]) -> pd.DataFrame:
     return pd.concat([pd.read_csv(p) for p in metrics], ignore_index=True)
 
 
+def _perimeters(designs: Sequence[str]) -> pd.DataFrame:
+    """``task, method, seed, perimeter`` of every final design."""
+    rows = []
+    for path in designs:
+        with xr.open_dataset(path) as ds:
+            for run in ds["run"].values:
+                method, seed = str(run).rsplit("/seed", 1)
+                length = perimeter(ds["density"].sel(run=run).values)
+                rows.append({"task": ds.attrs["task"], "method": method, "seed": int(seed),
+                             "perimeter": length})  # fmt: skip
+    return pd.DataFrame(rows, columns=["task", "method", "seed", "perimeter"])
+
+
 def run_design_tables(
     *,
     metrics: Sequence[str],
+    designs: Sequence[str],
     outputs: Mapping[str, str],
     labels: Mapping[str, str],
     reference: str,
     tolerance: float,
     captions: Mapping[str, str],
 ) -> None:
-    """The tasks and wins tables (CSV and Markdown) from every task job's metrics.
+    """The tasks and wins tables (CSV and Markdown) from every task job's metrics, with
+    each final design's perimeter (:func:`~pderepro.evaluation.design_tables.perimeter`)
+    read from its ``designs`` file.
 
     ``labels`` maps each method key to its label (table order); ``reference`` is the
     no-optimisation method's key; ``tolerance`` the relative gap within which a design
     counts as the best of its task.
     """
-    tables = design_tables(_runs(metrics), list(labels), reference=reference,
+    runs = _runs(metrics).merge(_perimeters(designs), on=["task", "method", "seed"], how="left")
+    tables = design_tables(runs, list(labels), reference=reference,
                            tolerance=tolerance)  # fmt: skip
     for name, table in tables.items():
         table.insert(table.columns.get_loc("method") + 1, "label", table["method"].map(labels))
