@@ -23,8 +23,9 @@ def test_gpu_check_dry_run_writes_every_section(tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
     report = json.loads((tmp_path / "gpu_check.json").read_text())
     assert report["dry_run"] is True
-    # 12 shards (train, validation, test), 3 merges, preprocess, train, evaluate
-    assert report["burgers_fno_s1024"]["planned_jobs"] == 18
+    # 10 train shards, 3 assemble_split (the train merge; validation and test, one shard
+    # each, generated whole), preprocess, train, evaluate
+    assert report["burgers_fno_s1024"]["planned_jobs"] == 16
     cases = report["timings"]["cases"]
     assert {(c["device"], c["bf16_autocast"]) for c in cases} >= {("cpu", False), ("cpu", True)}
     assert all(c["fno_epoch_s"] > 0 and c["ns_step_s"] > 0 for c in cases)

@@ -59,11 +59,11 @@ def test_killed_jobs_resume_to_the_uninterrupted_result(tmp_path):
     assert result.returncode == 0, result.stderr[-3000:]
 
     work = _longer_training(copy_workflow(tmp_path / "killed"))
-    split_log = work / "results/logs/assemble_split/burgers/train.log"
+    shard_log = work / "results/logs/generate_shard/burgers/train-0.log"
     resume = work / "results/fno_burgers/models/fno/res256/seed0/resume.pt"
     # 1: killed while the solver runs, before its NetCDF file exists
-    _run_until(work, _log_has(split_log, "solving"))
-    assert not (work / "data/raw/burgers/train.nc").exists()
+    _run_until(work, _log_has(shard_log, "solving"))
+    assert not (work / "data/raw/burgers/shards/train-0.nc").exists()
     # 2: killed mid-training, after a resumable checkpoint was written
     assert snakemake("--unlock", *ARGS, cwd=work).returncode == 0
     _run_until(work, resume.exists)
