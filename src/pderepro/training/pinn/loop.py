@@ -13,6 +13,12 @@ Every ``log_every`` iterations the history records the losses, the sampler's and
 weighting's state, the *validation residual* (mean squared residual at fixed fresh points
 never trained on: it reads no reference, so budgets are chosen on it) and the relative L2
 error on the reference (reported, never used for any choice).
+
+A run longer than a cluster job runs its Adam phase in segments (:class:`Segment`): each
+stops at an iteration and saves the run's whole state (weights, optimiser and schedule,
+the sampler's points and generator, the weighting's, the problem's scalars, the history
+and the global random stream), and the next restores it and goes on, so that the last
+segment ends with the weights of the uninterrupted run.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ import logging
 import math
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -32,6 +38,7 @@ from torch import Tensor, nn
 from pderepro.training.pinn.objective import LossSetup, PinnObjective
 from pderepro.training.pinn.problems.base import Problem
 from pderepro.training.pinn.reference import Reference, reference_error
+from pderepro.training.pinn.run_state import PinnRun, Segment, SegmentParts, Snapshot
 from pderepro.training.pinn.samplers.base import Sampler, Weighting
 from pderepro.training.run_limits import (
     TimeLimitProbe,
@@ -86,33 +93,6 @@ class PinnField(nn.Module):
         return u if norm is None else u / norm
 
 
-@dataclass
-class Snapshot:
-    """The residual field on a grid and the collocation points at one iteration."""
-
-    iteration: int
-    residual: np.ndarray  # (nt, nx) absolute residual on the snapshot grid
-    points: np.ndarray  # (n, 2) collocation points (x, t)
-
-
-@dataclass
-class PinnRun:
-    """What :func:`train_pinn` returns: the history (one row per log), snapshots, the
-    final prediction on the reference grid and timings (seconds)."""
-
-    history: list[dict[str, float]]
-    snapshots: list[Snapshot] = field(default_factory=list)
-    prediction: np.ndarray | None = None
-    rel_l2: float = math.nan  # of the final (kept) network on the reference grid
-    quantity: float = math.nan  # the problem's trainable scalar at the end, if any
-    adam_s_per_iteration: float = math.nan
-    lbfgs_s_per_iteration: float = math.nan
-    lbfgs_iterations_taken: int = 0
-    train_s: float = math.nan
-    peak_memory_mb: float = math.nan  # see :func:`train_pinn`
-    projected_s: float = math.nan  # where the run stopped over its time limit
-
-
 def _snapshot(objective: PinnObjective, model: nn.Module, sampler: Sampler, iteration: int,
               grid: tuple[int, int]) -> Snapshot:  # fmt: skip
     first, second = objective.problem.domain.bounds  # a two-coordinate domain: (x, t), (x, y)
@@ -138,6 +118,7 @@ def train_pinn(
     snapshot_grid: tuple[int, int] = (128, 64),
     time_limit_s: float | None = None,
     device: torch.device | str = "cpu",
+    segment: Segment | None = None,
 ) -> PinnRun:
     """Train ``model`` on ``problem``; see the module docstring.
 
@@ -166,11 +147,18 @@ def train_pinn(
     device : torch.device or str
         Where the network and the loss are evaluated (the sampler's points are drawn on
         the CPU and moved).
+    segment : Segment, optional
+        The part of the run this call trains (default: all of it). A call that stops
+        before the end saves the state and returns the run so far; one that resumes
+        skips the iteration-0 snapshot, which the first segment kept.
 
     The run's ``peak_memory_mb`` is what training added to the process's peak resident
     set on the CPU (0 where it never rose above what the process held before, the
     reference included), or torch's peak allocation during training on a GPU.
     """
+    segment = segment or Segment()
+    if segment.stop is not None and segment.save is None:
+        raise ValueError("a segment that stops needs a path to save its state to")
     device = torch.device(device)
     dtype = sampler.dtype
     if device.type == "cuda":
@@ -181,12 +169,28 @@ def train_pinn(
     optimizer = torch.optim.Adam(model.parameters(), lr=budget.learning_rate)
     schedule = budget.scheduler(optimizer)
     run = PinnRun(history=[])
-    wanted = set(int(i) for i in snapshot_iterations)
-    if 0 in wanted:
-        run.snapshots.append(_snapshot(objective, model, sampler, 0, snapshot_grid))
-    eval_s, start = 0.0, time.perf_counter()
     probe = TimeLimitProbe(time_limit_s, budget.iterations, device)
-    for iteration in range(budget.iterations):
+    parts = SegmentParts(model, sampler, weighting, optimizer, schedule, run, probe)
+    first, elapsed_s, eval_s = 0, 0.0, 0.0
+    if segment.resume is not None:
+        first, elapsed_s, eval_s, finished = parts.restore(segment.resume)
+        logger.info("resuming from %s at Adam iteration %d", segment.resume, first)
+        if finished:  # an earlier segment stopped the run (time limit, GPU memory)
+            if segment.save is not None:  # a later segment's job still writes its state
+                parts.save(segment.save, first, elapsed_s, eval_s, True)
+            return run
+    wanted = set(int(i) for i in snapshot_iterations)
+    if 0 in wanted and first == 0:
+        run.snapshots.append(_snapshot(objective, model, sampler, 0, snapshot_grid))
+    start = time.perf_counter() - elapsed_s
+
+    def stopped_early() -> PinnRun:
+        """The run as it stands after a stop; a segment job saves it for the next."""
+        if segment.save is not None:
+            parts.save(segment.save, iteration, time.perf_counter() - start, eval_s, True)
+        return run
+
+    for iteration in range(first, budget.iterations):
         optimizer.zero_grad(set_to_none=True)
         try:
             total, residual, terms = objective.terms(model, sampler, weighting)
@@ -205,7 +209,7 @@ def train_pinn(
                                 "rel_l2": math.nan, "wall_s": run.train_s})  # fmt: skip
             if reference is not None:
                 run.prediction = np.full(reference.u.shape, np.nan)
-            return run
+            return stopped_early()
         optimizer.step()
         schedule.step()
         sampler.update(iteration, residual.detach().abs().to(sampler.points.device),
@@ -221,7 +225,7 @@ def train_pinn(
             run.peak_memory_mb = peak_memory_mb(device) - memory_before
             if reference is not None:
                 run.prediction = np.full(reference.u.shape, np.nan)
-            return run
+            return stopped_early()
         if done % budget.log_every == 0 or done == budget.iterations or done in wanted:
             synchronize(device)
             tick = time.perf_counter()
@@ -237,6 +241,12 @@ def train_pinn(
             if done in wanted:
                 run.snapshots.append(_snapshot(objective, model, sampler, done, snapshot_grid))
             eval_s += time.perf_counter() - tick
+        if segment.stop is not None and done == segment.stop and done < budget.iterations:
+            synchronize(device)
+            parts.save(segment.save, done, time.perf_counter() - start, eval_s, False)
+            logger.info("segment done at Adam iteration %d of %d: state saved to %s", done,
+                        budget.iterations, segment.save)  # fmt: skip
+            return run
     synchronize(device)
     adam_s = time.perf_counter() - start - eval_s
     run.adam_s_per_iteration = adam_s / budget.iterations if budget.iterations else math.nan
