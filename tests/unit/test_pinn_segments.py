@@ -26,7 +26,7 @@ def _run(sampler, weighting, segment=None, schedule="step", time_limit_s=None, s
     run = train_pinn(
         problem, model, points, build_weighting(weighting, problem.domain),
         budget=Budget(iterations=40, learning_rate=1e-2, decay_every=20, decay_factor=0.5,
-                      lbfgs_iterations=5, log_every=10, schedule=schedule),
+                      lbfgs_iterations=25, log_every=10, schedule=schedule),
         setup=LossSetup(n_initial=32, n_boundary=16, initial_weight=10.0),
         seed=seed, reference=reference, snapshot_iterations=(0, 20, 40),
         time_limit_s=time_limit_s, segment=segment,
@@ -34,7 +34,8 @@ def _run(sampler, weighting, segment=None, schedule="step", time_limit_s=None, s
     return run, model
 
 
-def _segmented(tmp_path, sampler, weighting, stops=(15, 30), **kwargs):
+def _segmented(tmp_path, sampler, weighting, stops=(15, 30, 40, 41, 42), **kwargs):
+    """Stops inside Adam (40 iterations), at its end and after L-BFGS blocks 1 and 2."""
     resume = None
     for k, stop in enumerate(stops):
         save = tmp_path / f"segment{k}.pt"

@@ -5,6 +5,7 @@ import shutil
 
 import pandas as pd
 import pytest
+import torch
 
 from tests.workflow.helpers import snakemake
 
@@ -21,3 +22,27 @@ def test_segmented_training_gives_the_unsegmented_table(smoke_run, tmp_path):
     segments = sorted((workdir / "results/fno_burgers/models").rglob("segment0.pt"))
     assert len(segments) == 6  # 3 models x 2 resolutions, seed 0
     pd.testing.assert_frame_equal(pd.read_csv(workdir / TABLE), pd.read_csv(smoke_run / TABLE))
+
+
+def test_segmented_pinn_runs_end_with_the_unsegmented_weights(smoke_run, tmp_path):
+    """PIG's runs (rule train_pinn_segment, then train_pinn resuming from it) end with the
+    one-job runs' weights and errors, bit for bit."""
+    workdir = tmp_path / "copy"
+    shutil.copytree(smoke_run, workdir, symlinks=True, ignore=shutil.ignore_patterns("locks"))
+    config = ("preset=smoke", "studies=[pig]", "cluster={min_segments: 2}")
+    result = snakemake("--cores", "2", "--config", *config, cwd=workdir, timeout=1200)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    runs = sorted((smoke_run / "results/pig").rglob("runs/*/seed*/checkpoint.pt"))
+    segmented = [
+        p for p in runs if (workdir / p.relative_to(smoke_run)).with_name("segment0.pt").exists()
+    ]
+    assert segmented, "no PIG run was segmented"
+    for path in runs:
+        mine = workdir / path.relative_to(smoke_run)
+        weights = torch.load(mine, weights_only=True)["model"]
+        reference = torch.load(path, weights_only=True)["model"]
+        assert weights.keys() == reference.keys()
+        assert all(torch.equal(weights[k], reference[k]) for k in weights), mine
+        metrics = pd.read_csv(mine.with_name("metrics.csv"))
+        expected = pd.read_csv(path.with_name("metrics.csv"))
+        pd.testing.assert_series_equal(metrics["rel_l2"], expected["rel_l2"])

@@ -18,6 +18,7 @@ from pderepro.studies import (
     parametric_inputs,
     physics_informed,
     physics_informed_inputs,
+    pinn_segments,
     regimes,
     resolution,
     resolve_config,
@@ -148,6 +149,17 @@ def training_job(wildcards, input, threads):
         "resolution": int(wildcards.res),
         "threads": threads,
         "resume_from": input.resume[0] if input.resume else None,
+    }
+
+
+def pinn_run_job(wildcards, input):
+    """The arguments of run_train_pinn that train_pinn and train_pinn_segment take alike."""
+    return {
+        "reference": input.reference,
+        "problem_key": wildcards.problem,
+        "method_key": wildcards.method,
+        "seed": int(wildcards.seed),
+        "resume": list(input.resume),
     }
 
 

@@ -25,6 +25,8 @@ rule pinn_reference:
 rule train_pinn:
     input:
         unpack(from_plan(physics_informed_inputs.train_inputs)),
+        # a run longer than cluster.max_job_minutes: this job is its last segment
+        resume=from_plan(pinn_segments.previous_segment),
     output:
         **physics_informed.RUN_FILES,
     log:
@@ -38,20 +40,56 @@ rule train_pinn:
     threads: 1
     resources:
         gpu=from_plan(physics_informed_inputs.train_gpus),
-        runtime=from_plan(physics_informed_inputs.train_runtime),
+        runtime=from_plan(pinn_segments.segment_runtime),
         mem_mb=from_plan(physics_informed_inputs.train_mem_mb),
     params:
         **stage_params(
             "run_train_pinn",
             job=lambda wildcards, input, output: {
-                "reference": input.reference,
+                **pinn_run_job(wildcards, input),
                 "outputs": dict(output.items()),
-                "problem_key": wildcards.problem,
-                "method_key": wildcards.method,
-                "seed": int(wildcards.seed),
             },
             settings=lambda wildcards: {
                 "settings": from_plan(physics_informed_inputs.train_params)(wildcards),
+            },
+        ),
+    script:
+        STAGE_SCRIPT
+
+
+# The segments before the last of a run longer than cluster.max_job_minutes: each trains
+# up to its stop step (an Adam iteration or an L-BFGS block) from the previous one's state
+# and saves its own.
+rule train_pinn_segment:
+    input:
+        unpack(from_plan(physics_informed_inputs.train_inputs)),
+        resume=from_plan(pinn_segments.previous_segment),
+    output:
+        state=pinn_segments.SEGMENT,
+    log:
+        "results/logs/train_pinn_segment/{study}/{problem}/{method}/seed{seed}/segment{segment}.log",
+    benchmark:
+        BENCHMARKS["train_pinn_segment"]
+    wildcard_constraints:
+        study=matching(PLAN.of_kind("physics_informed")),
+    conda:
+        ENV
+    threads: 1
+    resources:
+        gpu=from_plan(physics_informed_inputs.train_gpus),
+        runtime=from_plan(pinn_segments.segment_runtime),
+        mem_mb=from_plan(physics_informed_inputs.train_mem_mb),
+    params:
+        **stage_params(
+            "run_train_pinn",
+            job=lambda wildcards, input, output: {
+                **pinn_run_job(wildcards, input),
+                "outputs": {},
+                "state": output.state,
+            },
+            settings=lambda wildcards: {
+                "settings": from_plan(physics_informed_inputs.train_params)(wildcards),
+                "stop_step": from_plan(pinn_segments.stop_step)(wildcards),
             },
         ),
     script:

@@ -25,7 +25,7 @@ from pderepro.evaluation.tables import write_table
 from pderepro.models.pinn_gaussian import build_coordinate_network
 from pderepro.runtime import describe_device, select_device, set_threads
 from pderepro.training.checkpoint import save_checkpoint
-from pderepro.training.pinn.loop import Budget, LossSetup, PinnField, train_pinn
+from pderepro.training.pinn.loop import Budget, LossSetup, PinnField, Segment, train_pinn
 from pderepro.training.pinn.problems import build_problem
 from pderepro.training.pinn.reference import Reference
 from pderepro.training.pinn.samplers import build_sampler, build_weighting
@@ -111,11 +111,18 @@ def run_train_pinn(
     method_key: str,
     seed: int,
     settings: Mapping[str, Any],
+    resume: Sequence[str] = (),
+    stop_step: int | None = None,
+    state: str | None = None,
 ) -> None:
     """Train one run and write its checkpoint, history, metrics row and fields.
 
     ``settings`` is :func:`pderepro.studies.physics_informed.run_settings`'s: the problem's
-    spec, the method's, the snapshot fractions and the logging interval.
+    spec, the method's, the snapshot fractions and the logging interval. A run longer than
+    a cluster job trains in segments (:mod:`pderepro.studies.pinn_segments`): one resumes
+    from the previous segment's state (``resume``, one path) and, but for the last, stops
+    at run step ``stop_step`` (an Adam iteration, or an L-BFGS block past them) and writes
+    only its own ``state``.
     """
     set_threads(1)
     torch.manual_seed(seed)
@@ -147,11 +154,14 @@ def run_train_pinn(
     snapshots = sorted({round(f * budget.iterations) for f in settings["snapshots"]})
     if problem.domain.names != ("x", "t") or seed != 0:
         snapshots = []
+    segment = Segment(resume=resume[0] if resume else None, stop=stop_step, save=state)
     run = train_pinn(
         problem, model, sampler, weighting, budget=budget, setup=LossSetup(**losses),
         seed=seed, reference=ref, snapshot_iterations=snapshots,
-        time_limit_s=settings.get("time_limit_s"), device=device,
+        time_limit_s=settings.get("time_limit_s"), device=device, segment=segment,
     )  # fmt: skip
+    if state is not None:  # a segment before the last: its state is its output
+        return
     history = pd.DataFrame(run.history)
     atomic_write(outputs["history"], lambda tmp: history.to_csv(tmp, index=False))
     final = run.history[-1]

@@ -38,7 +38,13 @@ from torch import Tensor, nn
 from pderepro.training.pinn.objective import LossSetup, PinnObjective
 from pderepro.training.pinn.problems.base import Problem
 from pderepro.training.pinn.reference import Reference, reference_error
-from pderepro.training.pinn.run_state import PinnRun, Segment, SegmentParts, Snapshot
+from pderepro.training.pinn.run_state import (
+    PinnRun,
+    Segment,
+    SegmentParts,
+    SegmentState,
+    Snapshot,
+)
 from pderepro.training.pinn.samplers.base import Sampler, Weighting
 from pderepro.training.run_limits import (
     TimeLimitProbe,
@@ -171,23 +177,32 @@ def train_pinn(
     run = PinnRun(history=[])
     probe = TimeLimitProbe(time_limit_s, budget.iterations, device)
     parts = SegmentParts(model, sampler, weighting, optimizer, schedule, run, probe)
-    first, elapsed_s, eval_s = 0, 0.0, 0.0
-    if segment.resume is not None:
-        first, elapsed_s, eval_s, finished = parts.restore(segment.resume)
-        logger.info("resuming from %s at Adam iteration %d", segment.resume, first)
-        if finished:  # an earlier segment stopped the run (time limit, GPU memory)
-            if segment.save is not None:  # a later segment's job still writes its state
-                parts.save(segment.save, first, elapsed_s, eval_s, True)
-            return run
-    wanted = set(int(i) for i in snapshot_iterations)
-    if 0 in wanted and first == 0:
-        run.snapshots.append(_snapshot(objective, model, sampler, 0, snapshot_grid))
-    start = time.perf_counter() - elapsed_s
 
-    def stopped_early() -> PinnRun:
-        """The run as it stands after a stop; a segment job saves it for the next."""
+    def to_float64() -> None:  # the L-BFGS phase's precision
+        model.double()
+        sampler.to(torch.float64)
+        objective.to(torch.float64)
+
+    where = SegmentState()
+    if segment.resume is not None:
+        where = parts.restore(segment.resume, to_float64)
+        logger.info("resuming from %s: %s phase, Adam iteration %d, L-BFGS block %d",
+                    segment.resume, where.phase, where.iteration, where.blocks)  # fmt: skip
+        if where.phase == "done":  # an earlier segment finished or stopped the run
+            if segment.save is not None:  # a later segment's job still writes its state
+                parts.save(segment.save, where)
+            return run
+    first, eval_s = where.iteration, where.eval_s
+    wanted = set(int(i) for i in snapshot_iterations)
+    if 0 in wanted and segment.resume is None:
+        run.snapshots.append(_snapshot(objective, model, sampler, 0, snapshot_grid))
+    start = time.perf_counter() - where.elapsed_s
+
+    def finish() -> PinnRun:
+        """The run once it finished or stopped for good; a segment job saves it."""
         if segment.save is not None:
-            parts.save(segment.save, iteration, time.perf_counter() - start, eval_s, True)
+            parts.save(segment.save, SegmentState("done", budget.iterations, where.blocks,
+                                                  time.perf_counter() - start, eval_s))  # fmt: skip
         return run
 
     for iteration in range(first, budget.iterations):
@@ -209,7 +224,7 @@ def train_pinn(
                                 "rel_l2": math.nan, "wall_s": run.train_s})  # fmt: skip
             if reference is not None:
                 run.prediction = np.full(reference.u.shape, np.nan)
-            return stopped_early()
+            return finish()
         optimizer.step()
         schedule.step()
         sampler.update(iteration, residual.detach().abs().to(sampler.points.device),
@@ -225,7 +240,7 @@ def train_pinn(
             run.peak_memory_mb = peak_memory_mb(device) - memory_before
             if reference is not None:
                 run.prediction = np.full(reference.u.shape, np.nan)
-            return stopped_early()
+            return finish()
         if done % budget.log_every == 0 or done == budget.iterations or done in wanted:
             synchronize(device)
             tick = time.perf_counter()
@@ -243,24 +258,41 @@ def train_pinn(
             eval_s += time.perf_counter() - tick
         if segment.stop is not None and done == segment.stop and done < budget.iterations:
             synchronize(device)
-            parts.save(segment.save, done, time.perf_counter() - start, eval_s, False)
+            parts.save(segment.save, SegmentState("adam", done, 0, time.perf_counter() - start,
+                                                  eval_s))  # fmt: skip
             logger.info("segment done at Adam iteration %d of %d: state saved to %s", done,
                         budget.iterations, segment.save)  # fmt: skip
             return run
     synchronize(device)
-    adam_s = time.perf_counter() - start - eval_s
-    run.adam_s_per_iteration = adam_s / budget.iterations if budget.iterations else math.nan
+    if where.phase == "lbfgs":  # resumed inside it: the Adam phase's time was saved
+        adam_s = where.lbfgs["adam_s"]
+    else:
+        adam_s = time.perf_counter() - start - eval_s
+        run.adam_s_per_iteration = adam_s / budget.iterations if budget.iterations else math.nan
     if budget.lbfgs_iterations:
-        lbfgs_s = _lbfgs(problem, model, sampler, weighting, objective, budget, reference, run)
-        run.lbfgs_s_per_iteration = lbfgs_s / max(run.lbfgs_iterations_taken, 1)
-        adam_s += lbfgs_s
+        to_float64()
+        lbfgs = _Lbfgs(problem, model, sampler, weighting, objective, budget, reference, run)
+        if where.phase == "lbfgs":
+            lbfgs.restore(where.lbfgs)
+        stop = None if segment.stop is None else segment.stop - budget.iterations
+        if not lbfgs.train(stop):  # a segment's end inside L-BFGS: save and go
+            elapsed = time.perf_counter() - start
+            state = {**lbfgs.state(), "adam_s": adam_s}
+            parts.save(segment.save, SegmentState("lbfgs", budget.iterations, lbfgs.blocks,
+                                                  elapsed, eval_s, state))  # fmt: skip
+            logger.info("segment done after L-BFGS block %d: state saved to %s",
+                        lbfgs.blocks, segment.save)  # fmt: skip
+            return run
+        where.blocks = lbfgs.blocks
+        run.lbfgs_s_per_iteration = lbfgs.spent / max(run.lbfgs_iterations_taken, 1)
+        adam_s += lbfgs.spent
     run.train_s = adam_s
     run.peak_memory_mb = peak_memory_mb(device) - memory_before
     if reference is not None:
         run.rel_l2, run.prediction = reference_error(model, problem, reference, sampler.dtype,
                                                      device)  # fmt: skip
     run.quantity = problem.state().get(problem.quantity, math.nan)
-    return run
+    return finish()
 
 
 def _log_row(phase: str, iteration: int, total: Tensor, terms: dict[str, Tensor],
@@ -280,58 +312,87 @@ def _log_row(phase: str, iteration: int, total: Tensor, terms: dict[str, Tensor]
     return row
 
 
-def _lbfgs(problem: Problem, model: nn.Module, sampler: Sampler, weighting: Weighting,
-           objective: PinnObjective, budget: Budget, reference: Reference | None,
-           run: PinnRun) -> float:  # fmt: skip
-    """L-BFGS in float64 at the last collocation points, keeping the best iterate;
-    returns its wall time (s), logging excluded."""
-    model.double()
-    sampler.to(torch.float64)
-    objective.to(torch.float64)
-    optimizer = torch.optim.LBFGS(
-        model.parameters(), lr=1.0, max_iter=budget.log_every, history_size=50,
-        tolerance_grad=0.0, tolerance_change=0.0, line_search_fn="strong_wolfe",
-    )  # fmt: skip
+class _Lbfgs:
+    """L-BFGS in float64 at the last collocation points, keeping the best iterate, in
+    blocks of ``log_every`` iterations (one history row each); resumable between blocks."""
 
-    def closure() -> Tensor:
-        optimizer.zero_grad(set_to_none=True)
-        total, _, _ = objective.terms(model, sampler, weighting)
-        total.backward()
-        return total
+    def __init__(self, problem: Problem, model: nn.Module, sampler: Sampler,
+                 weighting: Weighting, objective: PinnObjective, budget: Budget,
+                 reference: Reference | None, run: PinnRun) -> None:  # fmt: skip
+        self.model, self.sampler, self.weighting = model, sampler, weighting
+        self.objective, self.budget, self.reference, self.run = objective, budget, reference, run
+        self.optimizer = torch.optim.LBFGS(
+            model.parameters(), lr=1.0, max_iter=budget.log_every, history_size=50,
+            tolerance_grad=0.0, tolerance_change=0.0, line_search_fn="strong_wolfe",
+        )  # fmt: skip
+        self.blocks, self.spent = 0, 0.0  # blocks done, their wall time (s), logs excluded
+        self.best_loss, self.best_state = math.inf, None
+        self.adam_done, self.adam_wall = 0, 0.0
 
-    start_total, _, start_terms = objective.terms(model, sampler, weighting)
-    start_loss = float(start_total.detach())
-    if not run.history:  # an L-BFGS-only budget: the starting iterate is the first row
-        row = _log_row("lbfgs", 0, start_total, start_terms, objective, model, sampler,
-                       weighting, reference, torch.float64)  # fmt: skip
-        row["wall_s"] = 0.0
-        run.history.append(row)
-    best_loss, best_state = start_loss, copy.deepcopy(model.state_dict())
-    spent, adam_done = 0.0, run.history[-1]["iteration"] if run.history else 0
-    adam_wall = run.history[-1]["wall_s"] if run.history else 0.0
-    state = optimizer.state[optimizer.param_groups[0]["params"][0]]
-    taken = 0  # L-BFGS iterations so far, as the optimiser counts them
-    while taken < budget.lbfgs_iterations:
-        optimizer.param_groups[0]["max_iter"] = min(budget.log_every,
-                                                    budget.lbfgs_iterations - taken)  # fmt: skip
-        tick = time.perf_counter()
-        optimizer.step(closure)
-        spent += time.perf_counter() - tick
-        progress = state.get("n_iter", 0) - taken
-        taken = state.get("n_iter", 0)
-        done = adam_done + taken
-        total, _, terms = objective.terms(model, sampler, weighting)
-        if not torch.isfinite(total):
-            logger.warning("L-BFGS reached a non-finite loss at %d: keeping the best iterate", done)
-            break
-        if float(total.detach()) < best_loss:
-            best_loss, best_state = float(total.detach()), copy.deepcopy(model.state_dict())
-        row = _log_row("lbfgs", done, total, terms, objective, model, sampler, weighting,
-                       reference, torch.float64)  # fmt: skip
-        row["wall_s"] = adam_wall + spent
-        run.history.append(row)
-        if progress == 0:  # converged (tolerances) or the line search found no descent
-            break
-    model.load_state_dict(best_state)
-    run.lbfgs_iterations_taken = taken
-    return spent
+    def _terms(self) -> tuple[Tensor, Tensor, dict[str, Tensor]]:
+        return self.objective.terms(self.model, self.sampler, self.weighting)
+
+    def _row(self, iteration: int, total: Tensor, terms: dict[str, Tensor]) -> dict[str, Any]:
+        return _log_row("lbfgs", iteration, total, terms, self.objective, self.model,
+                        self.sampler, self.weighting, self.reference, torch.float64)  # fmt: skip
+
+    def state(self) -> dict[str, Any]:
+        """What the next segment needs to go on after the last block."""
+        return {"optimizer": self.optimizer.state_dict(), "blocks": self.blocks,
+                "spent": self.spent, "best_loss": self.best_loss, "best_state": self.best_state,
+                "adam_done": self.adam_done, "adam_wall": self.adam_wall}  # fmt: skip
+
+    def restore(self, state: dict[str, Any]) -> None:
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.blocks, self.spent = state["blocks"], state["spent"]
+        self.best_loss, self.best_state = state["best_loss"], state["best_state"]
+        self.adam_done, self.adam_wall = state["adam_done"], state["adam_wall"]
+
+    def train(self, stop_blocks: int | None = None) -> bool:
+        """Run blocks up to the budget, or to ``stop_blocks`` blocks in all (then return
+        False with the state to save); at the end load the best iterate and return True."""
+        run, budget, model = self.run, self.budget, self.model
+
+        def closure() -> Tensor:
+            self.optimizer.zero_grad(set_to_none=True)
+            total, _, _ = self._terms()
+            total.backward()
+            return total
+
+        if self.best_state is None:  # the phase's start (not a resumed segment)
+            start_total, _, start_terms = self._terms()
+            if not run.history:  # an L-BFGS-only budget: the starting iterate is the first row
+                run.history.append({**self._row(0, start_total, start_terms), "wall_s": 0.0})
+            self.best_loss = float(start_total.detach())
+            self.best_state = copy.deepcopy(model.state_dict())
+            self.adam_done = run.history[-1]["iteration"] if run.history else 0
+            self.adam_wall = run.history[-1]["wall_s"] if run.history else 0.0
+        state = self.optimizer.state[self.optimizer.param_groups[0]["params"][0]]
+        taken = state.get("n_iter", 0)  # L-BFGS iterations so far, as the optimiser counts
+        while taken < budget.lbfgs_iterations:
+            if stop_blocks is not None and self.blocks >= stop_blocks:
+                return False
+            self.optimizer.param_groups[0]["max_iter"] = min(
+                budget.log_every, budget.lbfgs_iterations - taken)  # fmt: skip
+            tick = time.perf_counter()
+            self.optimizer.step(closure)
+            self.spent += time.perf_counter() - tick
+            self.blocks += 1
+            progress = state.get("n_iter", 0) - taken
+            taken = state.get("n_iter", 0)
+            done = self.adam_done + taken
+            total, _, terms = self._terms()
+            if not torch.isfinite(total):
+                logger.warning("L-BFGS reached a non-finite loss at %d: keeping the best "
+                               "iterate", done)  # fmt: skip
+                break
+            if float(total.detach()) < self.best_loss:
+                self.best_loss = float(total.detach())
+                self.best_state = copy.deepcopy(model.state_dict())
+            run.history.append({**self._row(done, total, terms),
+                                "wall_s": self.adam_wall + self.spent})  # fmt: skip
+            if progress == 0:  # converged (tolerances) or the line search found no descent
+                break
+        model.load_state_dict(self.best_state)
+        run.lbfgs_iterations_taken = taken
+        return True

@@ -4,9 +4,12 @@ and the state a segment of a run longer than a cluster job saves for the next
 
 from __future__ import annotations
 
+import dataclasses
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
@@ -21,8 +24,12 @@ from pderepro.training.run_limits import TimeLimitProbe
 @dataclass(frozen=True)
 class Segment:
     """Where a run's job starts and stops: from the state in ``resume`` (None: the start)
-    up to Adam iteration ``stop`` (None: the end of the run), saving the state there to
-    ``save`` when it stops before the end."""
+    up to run step ``stop`` (None: the end of the run), saving the state to ``save``.
+
+    Run steps count the Adam iterations, then the L-BFGS blocks (each ``log_every``
+    iterations, one history row): ``stop = iterations + b`` stops after ``b`` blocks. A
+    job with ``save`` saves the state at its end, whether it stopped there or the run
+    finished (then the next job only returns the finished run)."""
 
     resume: str | Path | None = None
     stop: int | None = None
@@ -61,6 +68,20 @@ class PinnRun:
 
 
 @dataclass
+class SegmentState:
+    """Where a saved run stands: its phase (``adam``, ``lbfgs``, or ``done`` when it
+    finished or stopped for good), Adam iterations and L-BFGS blocks done, its wall and
+    evaluation seconds so far, and the L-BFGS phase's own state (:func:`_lbfgs`'s)."""
+
+    phase: str = "adam"
+    iteration: int = 0
+    blocks: int = 0
+    elapsed_s: float = 0.0
+    eval_s: float = 0.0
+    lbfgs: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
 class SegmentParts:
     """The objects a segment saves and the next restores. The loss objective's points are
     rebuilt from the seed, and the problem's trainable scalars are the model's parameters
@@ -74,13 +95,11 @@ class SegmentParts:
     run: PinnRun
     probe: TimeLimitProbe
 
-    def save(self, path: str | Path, iteration: int, elapsed_s: float, eval_s: float,
-             finished: bool) -> None:  # fmt: skip
-        """Write the state after Adam iteration ``iteration`` (``finished``: the run
-        stopped there for good) atomically to ``path``."""
+    def save(self, path: str | Path, where: SegmentState) -> None:
+        """Write the run's state at ``where`` atomically to ``path``."""
         state = {
-            "format": SEGMENT_FORMAT, "iteration": iteration, "elapsed_s": elapsed_s,
-            "eval_s": eval_s, "finished": finished, "model": self.model.state_dict(),
+            "format": SEGMENT_FORMAT, "where": dataclasses.asdict(where),
+            "model": self.model.state_dict(),
             "optimizer": self.optimizer.state_dict(), "schedule": self.schedule.state_dict(),
             "sampler": attribute_state(self.sampler, skip=("domain",)),
             "weighting": attribute_state(self.weighting, skip=("domain",)),
@@ -91,12 +110,15 @@ class SegmentParts:
         }  # fmt: skip
         atomic_write(path, lambda tmp: torch.save(state, tmp))
 
-    def restore(self, path: str | Path) -> tuple[int, float, float, bool]:
-        """Load a :meth:`save`'d state into the objects; returns its iteration, elapsed
-        and evaluation seconds and whether the run had finished."""
+    def restore(self, path: str | Path, to_float64: Callable[[], None]) -> SegmentState:
+        """Load a :meth:`save`'d state into the objects and return where it stood;
+        ``to_float64`` converts the run for its L-BFGS phase first, where it had begun."""
         state = torch.load(path, map_location="cpu", weights_only=True)
         if not isinstance(state, dict) or state.get("format") != SEGMENT_FORMAT:
             raise ValueError(f"{path}: not a {SEGMENT_FORMAT} state")
+        where = SegmentState(**state["where"])
+        if where.phase == "lbfgs" or where.lbfgs:
+            to_float64()  # before the weights load, or they would be cast to float32
         self.model.load_state_dict(state["model"])
         self.optimizer.load_state_dict(state["optimizer"])
         self.schedule.load_state_dict(state["schedule"])
@@ -107,4 +129,4 @@ class SegmentParts:
             restore_attributes(snapshot, saved)
             self.run.snapshots.append(snapshot)
         torch.set_rng_state(state["torch_rng"])
-        return state["iteration"], state["elapsed_s"], state["eval_s"], state["finished"]
+        return where
