@@ -1,5 +1,6 @@
-"""A training run as two jobs (rule train_segment, then train_model resuming from it), as
-a cluster with a short job limit runs it, gives the unsegmented run's table exactly."""
+"""A training run as two jobs (rule train_segment, then train_model resuming from it; the
+step-by-step kinds' train_pinn_segment and train_nsm_segment alike), as a cluster with a
+short job limit runs it, gives the unsegmented run's table and weights exactly."""
 
 import shutil
 
@@ -24,25 +25,23 @@ def test_segmented_training_gives_the_unsegmented_table(smoke_run, tmp_path):
     pd.testing.assert_frame_equal(pd.read_csv(workdir / TABLE), pd.read_csv(smoke_run / TABLE))
 
 
-def test_segmented_pinn_runs_end_with_the_unsegmented_weights(smoke_run, tmp_path):
-    """PIG's runs (rule train_pinn_segment, then train_pinn resuming from it) end with the
-    one-job runs' weights and errors, bit for bit."""
+@pytest.mark.parametrize("study", ["pig", "nsm"])
+def test_segmented_step_runs_end_with_the_unsegmented_weights(smoke_run, tmp_path, study):
+    """PIG's and NSM's runs (rules train_pinn_segment and train_nsm_segment, then the run's
+    own job resuming from it) end with the one-job runs' weights and errors, bit for bit."""
     workdir = tmp_path / "copy"
     shutil.copytree(smoke_run, workdir, symlinks=True, ignore=shutil.ignore_patterns("locks"))
-    config = ("preset=smoke", "studies=[pig]", "cluster={min_segments: 2}")
+    config = ("preset=smoke", f"studies=[{study}]", "cluster={min_segments: 2}")
     result = snakemake("--cores", "2", "--config", *config, cwd=workdir, timeout=1200)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    runs = sorted((smoke_run / "results/pig").rglob("runs/*/seed*/checkpoint.pt"))
-    segmented = [
-        p for p in runs if (workdir / p.relative_to(smoke_run)).with_name("segment0.pt").exists()
-    ]
-    assert segmented, "no PIG run was segmented"
-    for path in runs:
-        mine = workdir / path.relative_to(smoke_run)
-        weights = torch.load(mine, weights_only=True)["model"]
+    runs = sorted((smoke_run / "results" / study).rglob("runs/*/seed*/checkpoint.pt"))
+    mine = [workdir / p.relative_to(smoke_run) for p in runs]
+    assert any(p.with_name("segment0.pt").exists() for p in mine), f"no {study} run was segmented"
+    for path, segmented in zip(runs, mine, strict=True):
+        weights = torch.load(segmented, weights_only=True)["model"]
         reference = torch.load(path, weights_only=True)["model"]
         assert weights.keys() == reference.keys()
-        assert all(torch.equal(weights[k], reference[k]) for k in weights), mine
-        metrics = pd.read_csv(mine.with_name("metrics.csv"))
+        assert all(torch.equal(weights[k], reference[k]) for k in weights), segmented
+        metrics = pd.read_csv(segmented.with_name("metrics.csv"))
         expected = pd.read_csv(path.with_name("metrics.csv"))
         pd.testing.assert_series_equal(metrics["rel_l2"], expected["rel_l2"])

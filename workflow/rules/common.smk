@@ -18,10 +18,10 @@ from pderepro.studies import (
     parametric_inputs,
     physics_informed,
     physics_informed_inputs,
-    pinn_segments,
     regimes,
     resolution,
     resolve_config,
+    run_segments,
     training_segments,
 )
 from pderepro.studies.base import BENCHMARKS
@@ -156,6 +156,17 @@ def pinn_run_job(wildcards, input):
     """The arguments of run_train_pinn that train_pinn and train_pinn_segment take alike."""
     return {
         "reference": input.reference,
+        "problem_key": wildcards.problem,
+        "method_key": wildcards.method,
+        "seed": int(wildcards.seed),
+        "resume": list(input.resume),
+    }
+
+
+def nsm_run_job(wildcards, input):
+    """The arguments of run_train_nsm that train_nsm and train_nsm_segment take alike."""
+    return {
+        "data": input.data,
         "problem_key": wildcards.problem,
         "method_key": wildcards.method,
         "seed": int(wildcards.seed),

@@ -28,6 +28,8 @@ rule nsm_data:
 rule train_nsm:
     input:
         unpack(from_plan(neural_spectral_inputs.train_inputs)),
+        # a run longer than cluster.max_job_minutes: this job is its last segment
+        resume=from_plan(run_segments.NSM.previous_segment),
     output:
         **neural_spectral.RUN_FILES,
     log:
@@ -43,20 +45,57 @@ rule train_nsm:
     threads: 1
     resources:
         gpu=from_plan(neural_spectral_inputs.train_gpus),
-        runtime=from_plan(neural_spectral_inputs.train_runtime),
+        runtime=from_plan(run_segments.NSM.segment_runtime),
         mem_mb=from_plan(neural_spectral_inputs.train_mem_mb),
     params:
         **stage_params(
             "run_train_nsm",
             job=lambda wildcards, input, output: {
-                "data": input.data,
+                **nsm_run_job(wildcards, input),
                 "outputs": dict(output.items()),
-                "problem_key": wildcards.problem,
-                "method_key": wildcards.method,
-                "seed": int(wildcards.seed),
             },
             settings=lambda wildcards: {
                 "settings": from_plan(neural_spectral_inputs.train_params)(wildcards),
+            },
+        ),
+    script:
+        STAGE_SCRIPT
+
+
+# The segments before the last of a run longer than cluster.max_job_minutes: each trains
+# up to its stop iteration from the previous one's state and saves its own.
+rule train_nsm_segment:
+    input:
+        unpack(from_plan(neural_spectral_inputs.train_inputs)),
+        resume=from_plan(run_segments.NSM.previous_segment),
+    output:
+        state=run_segments.SEGMENT,
+    log:
+        "results/logs/train_nsm_segment/{study}/{problem}/{method}/seed{seed}/segment{segment}.log",
+    benchmark:
+        BENCHMARKS["train_nsm_segment"]
+    wildcard_constraints:
+        study=matching(PLAN.of_kind("neural_spectral")),
+        problem=matching(neural_spectral_inputs.problem_keys(PLAN)),
+        method=matching(neural_spectral_inputs.method_keys(PLAN)),
+    conda:
+        ENV
+    threads: 1
+    resources:
+        gpu=from_plan(neural_spectral_inputs.train_gpus),
+        runtime=from_plan(run_segments.NSM.segment_runtime),
+        mem_mb=from_plan(neural_spectral_inputs.train_mem_mb),
+    params:
+        **stage_params(
+            "run_train_nsm",
+            job=lambda wildcards, input, output: {
+                **nsm_run_job(wildcards, input),
+                "outputs": {},
+                "state": output.state,
+            },
+            settings=lambda wildcards: {
+                "settings": from_plan(neural_spectral_inputs.train_params)(wildcards),
+                "stop_step": from_plan(run_segments.NSM.stop_step)(wildcards),
             },
         ),
     script:

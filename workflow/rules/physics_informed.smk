@@ -26,7 +26,7 @@ rule train_pinn:
     input:
         unpack(from_plan(physics_informed_inputs.train_inputs)),
         # a run longer than cluster.max_job_minutes: this job is its last segment
-        resume=from_plan(pinn_segments.previous_segment),
+        resume=from_plan(run_segments.PINN.previous_segment),
     output:
         **physics_informed.RUN_FILES,
     log:
@@ -40,7 +40,7 @@ rule train_pinn:
     threads: 1
     resources:
         gpu=from_plan(physics_informed_inputs.train_gpus),
-        runtime=from_plan(pinn_segments.segment_runtime),
+        runtime=from_plan(run_segments.PINN.segment_runtime),
         mem_mb=from_plan(physics_informed_inputs.train_mem_mb),
     params:
         **stage_params(
@@ -63,9 +63,9 @@ rule train_pinn:
 rule train_pinn_segment:
     input:
         unpack(from_plan(physics_informed_inputs.train_inputs)),
-        resume=from_plan(pinn_segments.previous_segment),
+        resume=from_plan(run_segments.PINN.previous_segment),
     output:
-        state=pinn_segments.SEGMENT,
+        state=run_segments.SEGMENT,
     log:
         "results/logs/train_pinn_segment/{study}/{problem}/{method}/seed{seed}/segment{segment}.log",
     benchmark:
@@ -77,7 +77,7 @@ rule train_pinn_segment:
     threads: 1
     resources:
         gpu=from_plan(physics_informed_inputs.train_gpus),
-        runtime=from_plan(pinn_segments.segment_runtime),
+        runtime=from_plan(run_segments.PINN.segment_runtime),
         mem_mb=from_plan(physics_informed_inputs.train_mem_mb),
     params:
         **stage_params(
@@ -89,7 +89,7 @@ rule train_pinn_segment:
             },
             settings=lambda wildcards: {
                 "settings": from_plan(physics_informed_inputs.train_params)(wildcards),
-                "stop_step": from_plan(pinn_segments.stop_step)(wildcards),
+                "stop_step": from_plan(run_segments.PINN.stop_step)(wildcards),
             },
         ),
     script:

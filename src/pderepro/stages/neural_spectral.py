@@ -31,6 +31,7 @@ from pderepro.plotting.nsm import plot_error_vs_time
 from pderepro.runtime import describe_device, select_device, set_threads
 from pderepro.training.checkpoint import save_checkpoint
 from pderepro.training.pinn.loop import Budget
+from pderepro.training.pinn.run_state import Segment
 from pderepro.training.spectral.loop import build_operator_network, train_operator
 from pderepro.training.spectral.problems import build_operator_problem
 
@@ -106,11 +107,15 @@ def run_nsm_data(
 
 def run_train_nsm(
     *, data: str, outputs: Mapping[str, str], problem_key: str, method_key: str, seed: int,
-    settings: Mapping[str, Any],
+    settings: Mapping[str, Any], resume: Sequence[str] = (), stop_step: int | None = None,
+    state: str | None = None,
 ) -> None:  # fmt: skip
     """Train one run and write its checkpoint, history and metrics row.
 
-    ``settings`` is :func:`pderepro.studies.neural_spectral_inputs.train_params`'s.
+    ``settings`` is :func:`pderepro.studies.neural_spectral_inputs.train_params`'s. A run
+    longer than a cluster job trains in segments (:mod:`pderepro.studies.run_segments`):
+    one resumes from the previous segment's state (``resume``, one path) and, but for the
+    last, stops at iteration ``stop_step`` and writes only its own ``state``.
     """
     set_threads(1)
     device = select_device("auto" if settings.get("gpu") else "cpu")
@@ -132,7 +137,10 @@ def run_train_nsm(
         test_inputs=ds["inputs"].values, test_reference=ds["u"].values,
         grid_sizes=dict(settings["test_grid"]), train_data=pairs,
         time_limit_s=settings.get("time_limit_s"), device=device,
+        segment=Segment(resume=resume[0] if resume else None, stop=stop_step, save=state),
     )  # fmt: skip
+    if state is not None:  # a segment before the last: its state is its output
+        return
     history = pd.DataFrame(run.history)
     atomic_write(outputs["history"], lambda tmp: history.to_csv(tmp, index=False))
     stopped = math.isfinite(run.projected_s)

@@ -119,7 +119,7 @@ def run_train_pinn(
 
     ``settings`` is :func:`pderepro.studies.physics_informed.run_settings`'s: the problem's
     spec, the method's, the snapshot fractions and the logging interval. A run longer than
-    a cluster job trains in segments (:mod:`pderepro.studies.pinn_segments`): one resumes
+    a cluster job trains in segments (:mod:`pderepro.studies.run_segments`): one resumes
     from the previous segment's state (``resume``, one path) and, but for the last, stops
     at run step ``stop_step`` (an Adam iteration, or an L-BFGS block past them) and writes
     only its own ``state``.

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from pderepro.config import load_yaml
-from pderepro.studies import physics_informed, pinn_segments
+from pderepro.studies import neural_spectral, physics_informed, run_segments
 from pderepro.studies.base import StudyKind
 from pderepro.studies.claims import CLAIMS_TARGETS, active, claims_studies
 from pderepro.studies.kinds import KINDS
@@ -121,11 +121,15 @@ class Plan:
             counts += self.kind(name).jobs(name, study)
         # trainings longer than the cluster's longest job: their segments before the last
         counts["train_segment"] = sum(segment_jobs(self, n, u) for n, u in self.units.items())
-        counts["train_pinn_segment"] = sum(
-            pinn_segments.segment_jobs(self, n, physics_informed.runs(s))
-            for n, s in self.studies.items()
-            if self.kind(n).name == "physics_informed"
-        )
+        for kind, rule, segments, runs in (
+            ("physics_informed", "train_pinn_segment", run_segments.PINN, physics_informed.runs),
+            ("neural_spectral", "train_nsm_segment", run_segments.NSM, neural_spectral.runs),
+        ):
+            counts[rule] = sum(
+                segments.segment_jobs(self, n, runs(s))
+                for n, s in self.studies.items()
+                if self.kind(n).name == kind
+            )
         return +counts  # drop rules with no job
 
     def claims_studies(self) -> dict[str, dict[str, Any]]:

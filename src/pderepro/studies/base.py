@@ -37,6 +37,10 @@ BENCHMARKS = {
     "evaluate_online": "results/benchmarks/evaluate_online/{study}/{closure}.tsv",
     "train_parametric": "results/benchmarks/train_parametric/{study}/{pde}/{run}/seed{seed}.tsv",
     "train_pinn": "results/benchmarks/train_pinn/{study}/{problem}/{method}/seed{seed}.tsv",
+    "train_nsm_segment": (
+        "results/benchmarks/train_nsm_segment/{study}/{problem}/{method}/seed{seed}/"
+        "segment{segment}.tsv"
+    ),
     "train_pinn_segment": (
         "results/benchmarks/train_pinn_segment/{study}/{problem}/{method}/seed{seed}/"
         "segment{segment}.tsv"

@@ -10,7 +10,9 @@ checkpoint of the project: no pickled code); :func:`restore_attributes` writes t
 into an object built the same way (a parameter in place, so that the optimiser holding it
 still does; other tensors are replaced). Callables, dtypes, devices and modules are
 configuration, rebuilt by the caller, and skipped; a type this module cannot keep raises,
-so a new kind of state is never silently dropped.
+so a new kind of state is never silently dropped. :func:`save_training_state` and
+:func:`load_training_state` write and read a segment's whole state: where it stands, the
+``state_dict`` of its modules and optimisers, its objects' attributes and torch's stream.
 """
 
 from __future__ import annotations
@@ -19,11 +21,15 @@ import dataclasses
 import functools
 import sys
 import types
+from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 from torch import nn
+
+from pderepro.data.io import atomic_write
 
 #: Types rebuilt with the object, never saved.
 _CONFIGURATION = (
@@ -145,3 +151,53 @@ def _decode(encoded: Any, current: Any) -> Any:
         return current
     return {k: _decode(v, current.get(k) if isinstance(current, dict) else None)
             for k, v in encoded.items()}  # fmt: skip
+
+
+def save_training_state(
+    path: str | Path,
+    *,
+    format: str,
+    where: Mapping[str, Any],
+    stateful: Mapping[str, Any],
+    objects: Mapping[str, Any],
+    skip: Mapping[str, tuple[str, ...]] | None = None,
+) -> None:
+    """Write a segment's state atomically: ``where`` it stands (plain values),
+    ``stateful`` objects by their ``state_dict()`` (modules, optimisers, schedules),
+    ``objects`` by :func:`attribute_state` (less their ``skip`` attributes, which the
+    caller keeps in ``where``), and torch's global stream."""
+    state = {
+        "format": format,
+        "where": dict(where),
+        "stateful": {name: obj.state_dict() for name, obj in stateful.items()},
+        "objects": {
+            name: attribute_state(obj, skip=(skip or {}).get(name, ()))
+            for name, obj in objects.items()
+        },
+        "torch_rng": torch.get_rng_state(),
+    }
+    atomic_write(path, lambda tmp: torch.save(state, tmp))
+
+
+def load_training_state(
+    path: str | Path,
+    *,
+    format: str,
+    stateful: Mapping[str, Any],
+    objects: Mapping[str, Any],
+    before_load: Callable[[dict[str, Any]], None] | None = None,
+) -> dict[str, Any]:
+    """Restore :func:`save_training_state`'s file into objects built as the saving job
+    built them; returns ``where``. ``before_load(where)`` runs first (e.g. a dtype change
+    the saved weights need)."""
+    state = torch.load(path, map_location="cpu", weights_only=True)
+    if not isinstance(state, dict) or state.get("format") != format:
+        raise ValueError(f"{path}: not a {format} state")
+    if before_load is not None:
+        before_load(state["where"])
+    for name, obj in stateful.items():
+        obj.load_state_dict(state["stateful"][name])
+    for name, obj in objects.items():
+        restore_attributes(obj, state["objects"][name])
+    torch.set_rng_state(state["torch_rng"])
+    return state["where"]

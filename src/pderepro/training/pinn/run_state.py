@@ -15,9 +15,13 @@ import numpy as np
 import torch
 from torch import nn
 
-from pderepro.data.io import atomic_write
 from pderepro.training.pinn.samplers.base import Sampler, Weighting
-from pderepro.training.resumable import attribute_state, restore_attributes
+from pderepro.training.resumable import (
+    attribute_state,
+    load_training_state,
+    restore_attributes,
+    save_training_state,
+)
 from pderepro.training.run_limits import TimeLimitProbe
 
 
@@ -95,38 +99,35 @@ class SegmentParts:
     run: PinnRun
     probe: TimeLimitProbe
 
+    def _parts(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        stateful = {"model": self.model, "optimizer": self.optimizer, "schedule": self.schedule}
+        return stateful, {"sampler": self.sampler, "weighting": self.weighting,
+                          "probe": self.probe, "run": self.run}  # fmt: skip
+
     def save(self, path: str | Path, where: SegmentState) -> None:
         """Write the run's state at ``where`` atomically to ``path``."""
-        state = {
-            "format": SEGMENT_FORMAT, "where": dataclasses.asdict(where),
-            "model": self.model.state_dict(),
-            "optimizer": self.optimizer.state_dict(), "schedule": self.schedule.state_dict(),
-            "sampler": attribute_state(self.sampler, skip=("domain",)),
-            "weighting": attribute_state(self.weighting, skip=("domain",)),
-            "probe": attribute_state(self.probe),
-            "run": attribute_state(self.run, skip=("snapshots",)),
-            "snapshots": [attribute_state(s) for s in self.run.snapshots],
-            "torch_rng": torch.get_rng_state(),
-        }  # fmt: skip
-        atomic_write(path, lambda tmp: torch.save(state, tmp))
+        stateful, objects = self._parts()
+        snapshots = {"snapshots": [attribute_state(s) for s in self.run.snapshots]}
+        save_training_state(path, format=SEGMENT_FORMAT,
+                            where={**dataclasses.asdict(where), **snapshots},
+                            stateful=stateful, objects=objects,
+                            skip={"run": ("snapshots",), "sampler": ("domain",),
+                                  "weighting": ("domain",)})  # fmt: skip
 
     def restore(self, path: str | Path, to_float64: Callable[[], None]) -> SegmentState:
         """Load a :meth:`save`'d state into the objects and return where it stood;
         ``to_float64`` converts the run for its L-BFGS phase first, where it had begun."""
-        state = torch.load(path, map_location="cpu", weights_only=True)
-        if not isinstance(state, dict) or state.get("format") != SEGMENT_FORMAT:
-            raise ValueError(f"{path}: not a {SEGMENT_FORMAT} state")
-        where = SegmentState(**state["where"])
-        if where.phase == "lbfgs" or where.lbfgs:
-            to_float64()  # before the weights load, or they would be cast to float32
-        self.model.load_state_dict(state["model"])
-        self.optimizer.load_state_dict(state["optimizer"])
-        self.schedule.load_state_dict(state["schedule"])
-        for name in ("sampler", "weighting", "probe", "run"):
-            restore_attributes(getattr(self, name), state[name])
-        for saved in state["snapshots"]:
+
+        def before_load(where: dict[str, Any]) -> None:
+            if where["phase"] == "lbfgs" or where["lbfgs"]:
+                to_float64()  # before the weights load, or they would be cast to float32
+
+        stateful, objects = self._parts()
+        where = load_training_state(path, format=SEGMENT_FORMAT, stateful=stateful,
+                                    objects=objects, before_load=before_load)  # fmt: skip
+        self.run.snapshots = []
+        for saved in where.pop("snapshots"):
             snapshot = Snapshot(0, np.empty(0), np.empty(0))
             restore_attributes(snapshot, saved)
             self.run.snapshots.append(snapshot)
-        torch.set_rng_state(state["torch_rng"])
-        return where
+        return SegmentState(**where)

@@ -4,7 +4,8 @@ fresh inputs every step (or batches of solver pairs for the supervised method).
 Every ``budget.log_every`` iterations the history records the last step's loss and the
 relative L2 error on the test instances (a fraction, mean over instances); ``wall_s``
 excludes those evaluations. A run may carry a time limit, checked after one warm-up and
-:data:`~pderepro.training.run_limits.PROBE_ITERATIONS` timed iterations, as
+:data:`~pderepro.training.run_limits.PROBE_ITERATIONS` timed iterations, and a run longer
+than a cluster job trains in resumable segments, as
 :func:`~pderepro.training.pinn.loop.train_pinn` does.
 """
 
@@ -15,6 +16,7 @@ import math
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -23,10 +25,15 @@ from torch import nn
 
 from pderepro.models.fno2d import FNO2d, FNO3d
 from pderepro.training.pinn.loop import Budget
+from pderepro.training.pinn.run_state import Segment
+from pderepro.training.resumable import load_training_state, save_training_state
 from pderepro.training.run_limits import TimeLimitProbe, peak_memory_mb, synchronize
 from pderepro.training.spectral.problems import OperatorProblem, method_kind, relative_l2
 
 logger = logging.getLogger(__name__)
+
+#: Version tag of a segment's saved state.
+SEGMENT_FORMAT = "pderepro-operator-segment-v1"
 
 
 @dataclass
@@ -112,6 +119,7 @@ def train_operator(
     train_data: tuple[np.ndarray, np.ndarray] | None = None,
     time_limit_s: float | None = None,
     device: torch.device | str = "cpu",
+    segment: Segment | None = None,
 ) -> OperatorRun:
     """Train ``net`` by the method's loss; see the module docstring.
 
@@ -136,6 +144,11 @@ def train_operator(
         A run projected over it after the probe stops there, ``projected_s`` set, error NaN.
     device : torch.device or str
         Where the network and the losses run.
+    segment : Segment, optional
+        The part of the run this call trains (default: all of it): from a saved state, up
+        to an Adam iteration, saving the state (weights, Adam and its schedule, the input
+        stream, the history, the last evaluation) for the next call, which then ends
+        with the uninterrupted run's weights.
 
     The run's ``peak_memory_mb`` is what training added to the process's peak resident set
     (CPU), or torch's peak allocation (GPU).
@@ -167,7 +180,34 @@ def train_operator(
     last = None
     eval_s, start = 0.0, time.perf_counter()
     probe = TimeLimitProbe(time_limit_s, budget.iterations, device)
-    for iteration in range(budget.iterations):
+    segment = segment or Segment()
+    if segment.stop is not None and segment.save is None:
+        raise ValueError("a segment that stops needs a path to save its state to")
+    stateful = {"net": net, "optimizer": optimizer, "schedule": schedule}
+
+    def save(iteration: int, finished: bool) -> None:
+        progress = SimpleNamespace(rng=rng, last=last, eval_s=eval_s)
+        where = {"iteration": iteration, "elapsed_s": time.perf_counter() - start,
+                 "finished": finished}  # fmt: skip
+        save_training_state(segment.save, format=SEGMENT_FORMAT, where=where,
+                            stateful=stateful,
+                            objects={"run": run, "probe": probe, "progress": progress})  # fmt: skip
+
+    first = 0
+    if segment.resume is not None:
+        progress = SimpleNamespace(rng=rng, last=None, eval_s=0.0)
+        where = load_training_state(segment.resume, format=SEGMENT_FORMAT, stateful=stateful,
+                                    objects={"run": run, "probe": probe,
+                                             "progress": progress})  # fmt: skip
+        first, last, eval_s = where["iteration"], progress.last, progress.eval_s
+        start = time.perf_counter() - where["elapsed_s"]
+        logger.info("resuming from %s at iteration %d", segment.resume, first)
+        if where["finished"]:  # an earlier segment stopped the run at its time limit
+            if segment.save is not None:
+                save(first, True)
+            return run
+
+    for iteration in range(first, budget.iterations):
         if kind == "supervised":
             assert train_data is not None
             n_train = len(train_data[0])
@@ -190,6 +230,8 @@ def train_operator(
             run.peak_memory_mb = peak_memory_mb(device) - memory_before
             run.rel_l2_per_instance = np.full(len(test_inputs), np.nan)
             run.prediction = np.full(test_reference.shape, np.nan)
+            if segment.save is not None:
+                save(done, True)
             return run
         if done % budget.log_every == 0 or done == budget.iterations:
             synchronize(device)
@@ -202,6 +244,12 @@ def train_operator(
                 logger.info("%s %d/%d: loss %.3e, test rel L2 %.3g", kind, done,
                             budget.iterations, row["loss"], row["rel_l2"])  # fmt: skip
             eval_s += time.perf_counter() - tick
+        if segment.stop is not None and done == segment.stop and done < budget.iterations:
+            synchronize(device)
+            save(done, False)
+            logger.info("segment done at iteration %d of %d: state saved to %s", done,
+                        budget.iterations, segment.save)  # fmt: skip
+            return run
     synchronize(device)
     run.train_s = time.perf_counter() - start - eval_s
     run.s_per_iteration = run.train_s / budget.iterations if budget.iterations else math.nan
