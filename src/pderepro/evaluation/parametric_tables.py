@@ -18,19 +18,11 @@ from pderepro.evaluation.trajectory_metrics import SAMPLE_METRICS, SPLIT_METRICS
 #: the mean over seeds and test trajectories of the metrics files' column of that name.
 PDEBENCH_METRICS = (*SAMPLE_METRICS[1:], *SPLIT_METRICS)
 
+#: The nRMSE summary of each row (:func:`~pderepro.evaluation.tables.error_summary` with
+#: ``metric="nrmse"``): mean and standard deviation over seeds, bootstrap interval, counts.
+NRMSE_SUMMARY_COLUMNS = ["nrmse_mean", "nrmse_std", "ci_low", "ci_high", "n_seeds", "n_test"]
 #: Columns of ``parameters.csv``.
-PARAMETERS_COLUMNS = [
-    "pde",
-    "parameter",
-    "split",
-    "model",
-    "nrmse_mean",
-    "nrmse_std",
-    "ci_low",
-    "ci_high",
-    "n_seeds",
-    "n_test",
-]
+PARAMETERS_COLUMNS = ["pde", "parameter", "split", "model", *NRMSE_SUMMARY_COLUMNS]
 #: Columns of ``cape_gains.csv``.
 CAPE_GAINS_COLUMNS = [
     "pde",
@@ -45,45 +37,24 @@ CAPE_GAINS_COLUMNS = [
     "baseline_seed_std",
     "n_seeds",
 ]
+#: The sizes beside each model row of ``pdebench.csv``: ours, and the paper's (``published_``
+#: prefixed; ``n_samples`` is its trajectories per value, all splits).
+PDEBENCH_SIZES = ("n_train", "cells", "epochs", "t_final")
+PUBLISHED_SIZES = ("n_samples", "cells", "epochs", "t_final")
 #: Columns of ``pdebench.csv``.
 PDEBENCH_COLUMNS = [
     "pde",
     "parameter",
     "model",
-    "nrmse_mean",
-    "nrmse_std",
-    "ci_low",
-    "ci_high",
-    "n_seeds",
-    "n_test",
+    *NRMSE_SUMMARY_COLUMNS,
     *PDEBENCH_METRICS,
-    "n_train",
-    "cells",
-    "epochs",
-    "t_final",
+    *PDEBENCH_SIZES,
     "published",
     "published_version",
-    "published_n_samples",
-    "published_cells",
-    "published_epochs",
-    "published_t_final",
+    *(f"published_{key}" for key in PUBLISHED_SIZES),
 ]
-#: The sizes beside each model row of ``pdebench.csv``: ours, and the paper's (``published_``
-#: prefixed; ``n_samples`` is its trajectories per value, all splits).
-PDEBENCH_SIZES = ("n_train", "cells", "epochs", "t_final")
-PUBLISHED_SIZES = ("n_samples", "cells", "epochs", "t_final")
 #: Columns of ``basic_forms.csv``.
-BASIC_FORMS_COLUMNS = [
-    "training",
-    "target_fraction",
-    "split",
-    "nrmse_mean",
-    "nrmse_std",
-    "ci_low",
-    "ci_high",
-    "n_seeds",
-    "n_test",
-]
+BASIC_FORMS_COLUMNS = ["training", "target_fraction", "split", *NRMSE_SUMMARY_COLUMNS]
 #: The basic-forms table's names of the splits: seen values are in distribution.
 BASIC_FORMS_SPLITS = {"seen": "id", "unseen": "ood"}
 #: The no-learning reference's model key in the metrics files.

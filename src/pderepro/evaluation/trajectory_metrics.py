@@ -65,9 +65,13 @@ def _check(pred: np.ndarray, true: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return pred, true
 
 
-def _mean_frame_rms(error: np.ndarray) -> np.ndarray:
-    """``sqrt(mean_x error^2)`` per frame, averaged over frames: ``(sample, time, x)`` to
-    ``(sample,)``."""
+def _mean_frame_rms(
+    pred: np.ndarray, true: np.ndarray, cells: slice | list[int] = slice(None)
+) -> np.ndarray:
+    """``sqrt(mean_x e^2)`` of ``e = pred - true`` over ``cells`` per frame, averaged over
+    frames: ``(sample, time, x)`` to ``(sample,)`` in the units of the field."""
+    pred, true = _check(pred, true)
+    error = (pred - true)[..., cells]  # (sample, time, cells)
     return np.sqrt(np.mean(error**2, axis=2)).mean(axis=1)
 
 
@@ -115,27 +119,15 @@ def pooled_rel_l2(pred: np.ndarray, true: np.ndarray) -> np.ndarray:
 
 
 def rmse(pred: np.ndarray, true: np.ndarray) -> np.ndarray:
-    """PDEBench's RMSE of each sample: ``sqrt(mean_x e^2)`` averaged over frames.
-
-    Returns
-    -------
-    numpy.ndarray
-        ``(sample,)`` in the units of the field.
-    """
-    pred, true = _check(pred, true)
-    return _mean_frame_rms(pred - true)
+    """PDEBench's RMSE of each sample, ``(sample,)`` in the units of the field:
+    ``sqrt(mean_x e^2)`` averaged over frames."""
+    return _mean_frame_rms(pred, true)
 
 
 def boundary_rmse(pred: np.ndarray, true: np.ndarray) -> np.ndarray:
-    """PDEBench's bRMSE of each sample: the first and last cell, averaged over frames.
-
-    Returns
-    -------
-    numpy.ndarray
-        ``(sample,)`` in the units of the field.
-    """
-    pred, true = _check(pred, true)
-    return _mean_frame_rms((pred - true)[..., [0, -1]])  # the two end cells
+    """PDEBench's bRMSE of each sample, ``(sample,)`` in the units of the field: the RMSE
+    of the first and last cell, averaged over frames."""
+    return _mean_frame_rms(pred, true, [0, -1])  # the two end cells
 
 
 def split_metrics(pred: np.ndarray, true: np.ndarray) -> dict[str, float]:

@@ -60,10 +60,16 @@ from torch import Tensor, nn
 from torch.nn import functional as F
 
 from pderepro.models.layers import ChannelLinear, SpectralConv1d, truncated_dft_bases
-from pderepro.models.nets1d import FNOBody1d, UNetBody1d
-from pderepro.models.step1d import StepModel, StepOutput
+from pderepro.models.step1d import (
+    FNO_BODY_HPARAMS,
+    UNET_BODY_HPARAMS,
+    StepModel,
+    StepOutput,
+    fno_body,
+    unet_body,
+)
 
-__all__ = ["CAPE", "CAPE_GATES", "CAPE_NORMS", "FNO1dCAPE", "UNet1dCAPE"]
+__all__ = ["CAPE", "CAPE_GATES", "CAPE_HPARAMS", "CAPE_NORMS", "FNO1dCAPE", "UNet1dCAPE"]
 
 #: Normalisations of the CAPE estimate's increment: layer norm over x, or none.
 CAPE_NORMS = ("x", "none")
@@ -185,10 +191,16 @@ class CAPE(nn.Module):
         return u + self.norm_gain * w + self.norm_bias  # (batch, n)
 
 
+#: hparams of a CAPE model's CAPE module, after those of its base network.
+CAPE_HPARAMS = ("cape_channels", "cape_modes", "cape_hidden", "cape_norm", "cape_gate")
+
+
 class _CAPEStep(StepModel):
     """A base body on ``(context frames, CAPE estimate)`` with the CAPE estimate returned.
 
-    Subclasses set :attr:`body`, :attr:`cape` and say which plain model is their baseline.
+    Builds :attr:`cape` from the ``cape_*`` arguments (:class:`CAPE`'s ``channels``,
+    ``modes``, ``hidden``, ``norm`` and ``gate``); subclasses then set :attr:`body` and say
+    which plain model is their baseline.
     """
 
     has_cape = True
@@ -196,10 +208,34 @@ class _CAPEStep(StepModel):
     baseline_architecture: str
     baseline_size: str
 
-    def __init__(self, context: int, n_params: int) -> None:
+    def __init__(
+        self,
+        context: int,
+        n_params: int,
+        cape_channels: int,
+        cape_modes: int,
+        cape_hidden: int,
+        cape_norm: str,
+        cape_gate: str,
+    ) -> None:
         if n_params < 1:
             raise ValueError(f"a CAPE model needs n_params >= 1, got {n_params}")
         super().__init__(context, n_params)
+        self.cape_channels = int(cape_channels)
+        self.cape_modes, self.cape_hidden = int(cape_modes), int(cape_hidden)
+        self.cape = CAPE(
+            n_params, self.cape_channels, cape_modes, cape_hidden, cape_norm, cape_gate
+        )
+
+    @property
+    def cape_norm(self) -> str:
+        """Normalisation of the CAPE increment (:class:`CAPE`'s ``norm``)."""
+        return self.cape.norm
+
+    @property
+    def cape_gate(self) -> str:
+        """Output of CAPE's attention MLP (:class:`CAPE`'s ``gate``)."""
+        return self.cape.gate
 
     def step(self, frames: Tensor, params: Tensor | None) -> StepOutput:
         estimate = self.cape(frames[:, -1], params)  # (batch, n)
@@ -240,50 +276,18 @@ class FNO1dCAPE(_CAPEStep):
 
     baseline_architecture = "fno1d_step"
     baseline_size = "width"
+    hparam_names = (*StepModel.hparam_names, *FNO_BODY_HPARAMS, *CAPE_HPARAMS)
 
     def __init__(
-        self,
-        context: int = 1,
-        n_params: int = 1,
-        modes: int = 12,
-        width: int = 20,
-        layers: int = 4,
-        projection: int = 128,
-        padding: int = 0,
-        grid: bool = True,
-        cape_channels: int | None = None,
-        cape_modes: int = 8,
-        cape_hidden: int = 64,
-        cape_norm: str = "x",
-        cape_gate: str = "linear",
-    ) -> None:
-        super().__init__(context, n_params)
-        self.modes, self.width, self.layers, self.projection = modes, width, layers, projection
-        self.padding, self.grid = int(padding), bool(grid)
-        self.cape_channels = max(width // 2, 1) if cape_channels is None else int(cape_channels)
-        self.cape_modes, self.cape_hidden = int(cape_modes), int(cape_hidden)
-        self.cape = CAPE(
-            n_params, self.cape_channels, cape_modes, cape_hidden, cape_norm, cape_gate
-        )
-        self.body = FNOBody1d(context + 1, modes, width, layers, projection, padding, grid)
-
-    def hparams(self) -> dict[str, Any]:
-        """Constructor arguments, JSON-serialisable; ``FNO1dCAPE(**hparams())`` rebuilds it."""
-        return {
-            "context": self.context,
-            "n_params": self.n_params,
-            "modes": self.modes,
-            "width": self.width,
-            "layers": self.layers,
-            "projection": self.projection,
-            "padding": self.padding,
-            "grid": self.grid,
-            "cape_channels": self.cape_channels,
-            "cape_modes": self.cape_modes,
-            "cape_hidden": self.cape_hidden,
-            "cape_norm": self.cape.norm,
-            "cape_gate": self.cape.gate,
-        }
+        self, context: int = 1, n_params: int = 1,
+        modes: int = 12, width: int = 20, layers: int = 4, projection: int = 128,
+        padding: int = 0, grid: bool = True,
+        cape_channels: int | None = None, cape_modes: int = 8, cape_hidden: int = 64,
+        cape_norm: str = "x", cape_gate: str = "linear",
+    ) -> None:  # fmt: skip
+        channels = max(width // 2, 1) if cape_channels is None else cape_channels
+        super().__init__(context, n_params, channels, cape_modes, cape_hidden, cape_norm, cape_gate)
+        self.body = fno_body(self, context + 1, modes, width, layers, projection, padding, grid)
 
 
 class UNet1dCAPE(_CAPEStep):
@@ -301,57 +305,23 @@ class UNet1dCAPE(_CAPEStep):
         Normalisation of the U-Net's levels, as :class:`~pderepro.models.step1d.UNet1dStep`.
     cape_channels : int, optional
         Channels of the CAPE branches; default ``init_features // 2``.
-    cape_modes : int
-        Fourier modes of CAPE's spectral branch on the coarsened grid.
-    cape_hidden : int
-        Hidden width of CAPE's attention MLP.
-    cape_norm : {"x", "none"}
-        Normalisation of CAPE's increment (:class:`CAPE`).
-    cape_gate : {"linear", "sigmoid"}
-        Output of CAPE's attention MLP (:class:`CAPE`).
+    cape_modes, cape_hidden, cape_norm, cape_gate
+        As :class:`FNO1dCAPE`.
     """
 
     baseline_architecture = "unet1d_step"
     baseline_size = "init_features"
+    hparam_names = (*StepModel.hparam_names, *UNET_BODY_HPARAMS, *CAPE_HPARAMS)
 
     def __init__(
-        self,
-        context: int = 1,
-        n_params: int = 1,
-        init_features: int = 32,
-        levels: int = 4,
-        norm: str = "group",
-        cape_channels: int | None = None,
-        cape_modes: int = 8,
-        cape_hidden: int = 64,
-        cape_norm: str = "x",
-        cape_gate: str = "linear",
-    ) -> None:
-        super().__init__(context, n_params)
-        self.init_features, self.levels, self.norm = int(init_features), int(levels), norm
-        self.cape_channels = (
-            max(init_features // 2, 1) if cape_channels is None else int(cape_channels)
-        )
-        self.cape_modes, self.cape_hidden = int(cape_modes), int(cape_hidden)
-        self.cape = CAPE(
-            n_params, self.cape_channels, cape_modes, cape_hidden, cape_norm, cape_gate
-        )
-        self.body = UNetBody1d(context + 1, init_features, levels, norm)
-
-    def hparams(self) -> dict[str, Any]:
-        """Constructor arguments, JSON-serialisable; ``UNet1dCAPE(**hparams())`` rebuilds it."""
-        return {
-            "context": self.context,
-            "n_params": self.n_params,
-            "init_features": self.init_features,
-            "levels": self.levels,
-            "norm": self.norm,
-            "cape_channels": self.cape_channels,
-            "cape_modes": self.cape_modes,
-            "cape_hidden": self.cape_hidden,
-            "cape_norm": self.cape.norm,
-            "cape_gate": self.cape.gate,
-        }
+        self, context: int = 1, n_params: int = 1,
+        init_features: int = 32, levels: int = 4, norm: str = "group",
+        cape_channels: int | None = None, cape_modes: int = 8, cape_hidden: int = 64,
+        cape_norm: str = "x", cape_gate: str = "linear",
+    ) -> None:  # fmt: skip
+        channels = max(init_features // 2, 1) if cape_channels is None else cape_channels
+        super().__init__(context, n_params, channels, cape_modes, cape_hidden, cape_norm, cape_gate)
+        self.body = unet_body(self, context + 1, init_features, levels, norm)
 
     def step(self, frames: Tensor, params: Tensor | None) -> StepOutput:
         # Check before CAPE runs, so the error names the U-Net's constraint.

@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import logging
 import math
-from typing import Any
 
 import torch
 from torch import Tensor, nn
 from torch.nn import functional as F
 
-from pderepro.models.rollout import RolloutMixin
+from pderepro.models.hparams import HParamsMixin
+from pderepro.models.rollout import RolloutMixin, check_frames
 
 logger = logging.getLogger(__name__)
 
@@ -52,12 +52,7 @@ def _double_conv(in_channels: int, out_channels: int, periodic: bool) -> nn.Sequ
     )
 
 
-def _check_input(frames: Tensor, in_channels: int) -> None:
-    if frames.ndim != 4 or frames.shape[1] != in_channels:
-        raise ValueError(f"expected (batch, {in_channels}, n_y, n_x), got {tuple(frames.shape)}")
-
-
-class UNet2d(RolloutMixin, nn.Module):
+class UNet2d(HParamsMixin, RolloutMixin, nn.Module):
     """U-Net: ``depth`` max-pool/double-convolution levels down, transposed convolutions
     and double convolutions (with skip concatenation) up, 1x1 convolution out.
 
@@ -72,6 +67,8 @@ class UNet2d(RolloutMixin, nn.Module):
     periodic : bool
         Circular padding (the Navier-Stokes torus) or zero padding.
     """
+
+    hparam_names = ("in_channels", "base_width", "depth", "periodic")
 
     def __init__(
         self, in_channels: int = 10, base_width: int = 56, depth: int = 4, periodic: bool = True
@@ -97,19 +94,10 @@ class UNet2d(RolloutMixin, nn.Module):
         )
         self.out = nn.Conv2d(widths[0], 1, 1)
 
-    def hparams(self) -> dict[str, Any]:
-        """Constructor arguments, JSON-serialisable; ``UNet2d(**hparams())`` rebuilds it."""
-        return {
-            "in_channels": self.in_channels,
-            "base_width": self.base_width,
-            "depth": self.depth,
-            "periodic": self.periodic,
-        }
-
     def forward(self, frames: Tensor) -> Tensor:
         """Parameters: frames, Tensor (batch, in_channels, n_y, n_x), sizes divisible by
         ``2**depth``.  Returns: Tensor (batch, n_y, n_x)."""
-        _check_input(frames, self.in_channels)
+        check_frames(frames, self.in_channels)
         factor = 2**self.depth
         if frames.shape[2] % factor or frames.shape[3] % factor:
             raise ValueError(f"UNet2d(depth={self.depth}) needs grid sizes divisible by {factor}")
@@ -125,7 +113,7 @@ class UNet2d(RolloutMixin, nn.Module):
         return self.out(v)[:, 0]  # (batch, n_y, n_x)
 
 
-class ResNet2d(RolloutMixin, nn.Module):
+class ResNet2d(HParamsMixin, RolloutMixin, nn.Module):
     """ResNet: 3x3 convolution ``in_channels -> width`` and GELU, ``blocks`` residual
     blocks ``v <- act(v + GN(conv(act(GN(conv(v))))))``, 3x3 convolution ``width -> 1``
     (``2 * blocks + 2`` convolutions in all).
@@ -146,6 +134,8 @@ class ResNet2d(RolloutMixin, nn.Module):
     Works at any grid size with the same weights (but its receptive field is fixed in
     grid points, so it is not resolution-independent in the operator sense).
     """
+
+    hparam_names = ("in_channels", "width", "blocks", "periodic")
 
     def __init__(
         self, in_channels: int = 10, width: int = 42, blocks: int = 8, periodic: bool = True
@@ -168,19 +158,10 @@ class ResNet2d(RolloutMixin, nn.Module):
         )
         self.out = _conv3x3(width, 1, self.periodic)
 
-    def hparams(self) -> dict[str, Any]:
-        """Constructor arguments, JSON-serialisable; ``ResNet2d(**hparams())`` rebuilds it."""
-        return {
-            "in_channels": self.in_channels,
-            "width": self.width,
-            "blocks": self.blocks,
-            "periodic": self.periodic,
-        }
-
     def forward(self, frames: Tensor) -> Tensor:
         """Parameters: frames, Tensor (batch, in_channels, n_y, n_x).
         Returns: Tensor (batch, n_y, n_x)."""
-        _check_input(frames, self.in_channels)
+        check_frames(frames, self.in_channels)
         v = F.gelu(self.lift(frames))  # (batch, width, n_y, n_x)
         for block in self.body:
             v = F.gelu(v + block(v))  # (batch, width, n_y, n_x)

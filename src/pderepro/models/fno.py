@@ -6,12 +6,12 @@ and 3-D operators are in :mod:`pderepro.models.fno2d`."""
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 import torch
 from torch import Tensor, nn
 from torch.nn import functional as F
 
+from pderepro.models.hparams import HParamsMixin
 from pderepro.models.layers import SpectralConv1d
 
 logger = logging.getLogger(__name__)
@@ -19,7 +19,7 @@ logger = logging.getLogger(__name__)
 __all__ = ["FNO1d"]
 
 
-class FNO1d(nn.Module):
+class FNO1d(HParamsMixin, nn.Module):
     """Fourier neural operator ``(batch, n) -> (batch, n)`` on a periodic 1-D grid
     (Burgers: ``u0(x) -> u(x, t=1)``; closures: ``X -> U``).
 
@@ -50,6 +50,8 @@ class FNO1d(nn.Module):
     Resolution-independent: the same weights apply at any ``n >= 2 * modes``.
     """
 
+    hparam_names = ("modes", "width", "layers", "projection", "grid")
+
     def __init__(
         self,
         modes: int = 16,
@@ -71,16 +73,6 @@ class FNO1d(nn.Module):
         self.pointwise = nn.ModuleList(nn.Conv1d(width, width, 1) for _ in range(layers))
         self.proj_hidden = nn.Linear(width, projection)
         self.proj_out = nn.Linear(projection, 1)
-
-    def hparams(self) -> dict[str, Any]:
-        """Constructor arguments, JSON-serialisable; ``FNO1d(**hparams())`` rebuilds it."""
-        return {
-            "modes": self.modes,
-            "width": self.width,
-            "layers": self.layers,
-            "projection": self.projection,
-            "grid": self.grid,
-        }
 
     def forward(self, u: Tensor) -> Tensor:
         """Map input functions to output functions (e.g. initial conditions to solutions).

@@ -26,14 +26,14 @@ corresponds to modes 8; with modes 12 (the later script) ours would be 926,357.
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 import torch
 from torch import Tensor, nn
 from torch.nn import functional as F
 
+from pderepro.models.hparams import HParamsMixin
 from pderepro.models.layers import ChannelLinear
-from pderepro.models.rollout import RolloutMixin
+from pderepro.models.rollout import RolloutMixin, check_frames
 from pderepro.models.spectral_nd import SpectralConv2d, SpectralConv3d
 
 logger = logging.getLogger(__name__)
@@ -80,7 +80,42 @@ def _check_positive(**values: int) -> None:
         raise ValueError(f"{', '.join(bad)} must be positive")
 
 
-class FNO2d(RolloutMixin, nn.Module):
+class _FourierOperator(HParamsMixin, nn.Module):
+    """Pointwise lifting, :class:`_FourierLayers` and the projection ``width -> projection
+    -> 1`` (GELU between) of :class:`FNO2d` and :class:`FNO3d`, created in that order.
+
+    Parameters
+    ----------
+    in_channels : int
+        Input fields; the model appends ``grid_channels`` coordinates before lifting.
+    grid_channels : int
+        Coordinate channels (one per grid axis).
+    width, layers, projection : int
+        As :class:`FNO2d`.
+    modes : tuple of int
+        Retained modes per grid axis (:class:`_FourierLayers`).
+    """
+
+    def __init__(
+        self, in_channels: int, grid_channels: int, width: int, layers: int, projection: int,
+        modes: tuple[int, ...],
+    ) -> None:  # fmt: skip
+        super().__init__()
+        self.in_channels, self.width, self.layers = in_channels, width, layers
+        self.projection = projection
+        self.lift = ChannelLinear(in_channels + grid_channels, width)
+        self.fourier = _FourierLayers(width, layers, modes)
+        self.proj_hidden = ChannelLinear(width, projection)
+        self.proj_out = ChannelLinear(projection, 1)
+
+    def project(self, v: Tensor) -> Tensor:
+        """The projection of the Fourier layers' output, ``(batch, width, *grid)`` to
+        ``(batch, *grid)``."""
+        v = F.gelu(self.proj_hidden(v))  # (batch, projection, *grid)
+        return self.proj_out(v)[:, 0]  # (batch, *grid)
+
+
+class FNO2d(RolloutMixin, _FourierOperator):
     """Fourier neural operator ``(batch, in_channels, n_y, n_x) -> (batch, n_y, n_x)``.
 
     The model appends the grid ``(x, y)`` (see :func:`coordinates`) as two channels.
@@ -115,6 +150,8 @@ class FNO2d(RolloutMixin, nn.Module):
     ``(n_x + padding) // 2 + 1 >= modes``.  :meth:`rollout` predicts several frames.
     """
 
+    hparam_names = ("in_channels", "modes", "width", "layers", "projection", "periodic", "padding")
+
     def __init__(
         self,
         in_channels: int = 1,
@@ -125,35 +162,13 @@ class FNO2d(RolloutMixin, nn.Module):
         periodic: bool = False,
         padding: int = 0,
     ) -> None:
-        super().__init__()
         _check_positive(
             in_channels=in_channels, modes=modes, width=width, layers=layers, projection=projection
         )
         if padding < 0:
             raise ValueError(f"padding must be >= 0, got {padding}")
-        self.in_channels = in_channels
-        self.modes = modes
-        self.width = width
-        self.layers = layers
-        self.projection = projection
-        self.periodic = bool(periodic)
-        self.padding = padding
-        self.lift = ChannelLinear(in_channels + 2, width)
-        self.fourier = _FourierLayers(width, layers, (modes, modes))
-        self.proj_hidden = ChannelLinear(width, projection)
-        self.proj_out = ChannelLinear(projection, 1)
-
-    def hparams(self) -> dict[str, Any]:
-        """Constructor arguments, JSON-serialisable; ``FNO2d(**hparams())`` rebuilds it."""
-        return {
-            "in_channels": self.in_channels,
-            "modes": self.modes,
-            "width": self.width,
-            "layers": self.layers,
-            "projection": self.projection,
-            "periodic": self.periodic,
-            "padding": self.padding,
-        }
+        super().__init__(in_channels, 2, width, layers, projection, (modes, modes))
+        self.modes, self.periodic, self.padding = modes, bool(periodic), padding
 
     def forward(self, a: Tensor) -> Tensor:
         """Map input fields to the output field.
@@ -170,10 +185,7 @@ class FNO2d(RolloutMixin, nn.Module):
         """
         if a.ndim == 3 and self.in_channels == 1:
             a = a[:, None]  # (batch, 1, n_y, n_x)
-        if a.ndim != 4 or a.shape[1] != self.in_channels:
-            raise ValueError(
-                f"expected (batch, {self.in_channels}, n_y, n_x), got {tuple(a.shape)}"
-            )
+        check_frames(a, self.in_channels)
         batch, _, ny, nx = a.shape
         x = coordinates(nx, self.periodic, a)  # (n_x,)
         y = coordinates(ny, self.periodic, a)  # (n_y,)
@@ -183,11 +195,10 @@ class FNO2d(RolloutMixin, nn.Module):
         if self.padding:
             v = F.pad(v, (0, self.padding, 0, self.padding))  # (batch, width, n_y+p, n_x+p)
         v = self.fourier(v)[..., :ny, :nx]  # (batch, width, n_y, n_x)
-        v = F.gelu(self.proj_hidden(v))  # (batch, projection, n_y, n_x)
-        return self.proj_out(v)[:, 0]  # (batch, n_y, n_x)
+        return self.project(v)  # (batch, n_y, n_x)
 
 
-class FNO3d(nn.Module):
+class FNO3d(_FourierOperator):
     """Fourier neural operator in space-time: the first frames -> the next ``n_time_out``.
 
     The ``in_channels`` input frames are repeated along a new output-time axis and the
@@ -218,6 +229,10 @@ class FNO3d(nn.Module):
     (the paper's super-resolution in time), it does not extend the horizon.
     """
 
+    hparam_names = (
+        "in_channels", "modes", "modes_time", "width", "layers", "projection", "time_padding"
+    )  # fmt: skip
+
     def __init__(
         self,
         in_channels: int = 10,
@@ -228,7 +243,6 @@ class FNO3d(nn.Module):
         projection: int = 128,
         time_padding: int = 6,
     ) -> None:
-        super().__init__()
         _check_positive(
             in_channels=in_channels,
             modes=modes,
@@ -239,29 +253,8 @@ class FNO3d(nn.Module):
         )
         if time_padding < 0:
             raise ValueError(f"time_padding must be >= 0, got {time_padding}")
-        self.in_channels = in_channels
-        self.modes = modes
-        self.modes_time = modes_time
-        self.width = width
-        self.layers = layers
-        self.projection = projection
-        self.time_padding = time_padding
-        self.lift = ChannelLinear(in_channels + 3, width)
-        self.fourier = _FourierLayers(width, layers, (modes_time, modes, modes))
-        self.proj_hidden = ChannelLinear(width, projection)
-        self.proj_out = ChannelLinear(projection, 1)
-
-    def hparams(self) -> dict[str, Any]:
-        """Constructor arguments, JSON-serialisable; ``FNO3d(**hparams())`` rebuilds it."""
-        return {
-            "in_channels": self.in_channels,
-            "modes": self.modes,
-            "modes_time": self.modes_time,
-            "width": self.width,
-            "layers": self.layers,
-            "projection": self.projection,
-            "time_padding": self.time_padding,
-        }
+        super().__init__(in_channels, 3, width, layers, projection, (modes_time, modes, modes))
+        self.modes, self.modes_time, self.time_padding = modes, modes_time, time_padding
 
     def forward(self, frames: Tensor, n_time_out: int, time_padding: int | None = None) -> Tensor:
         """Predict ``n_time_out`` frames following the input frames.
@@ -282,10 +275,7 @@ class FNO3d(nn.Module):
         Tensor, shape (batch, n_time_out, n_y, n_x)
         """
         padding = self.time_padding if time_padding is None else time_padding
-        if frames.ndim != 4 or frames.shape[1] != self.in_channels:
-            raise ValueError(
-                f"expected (batch, {self.in_channels}, n_y, n_x), got {tuple(frames.shape)}"
-            )
+        check_frames(frames, self.in_channels)
         if n_time_out + padding < 2 * self.modes_time:
             raise ValueError(
                 f"n_time_out + time_padding = {n_time_out + padding} frames cannot "
@@ -309,5 +299,4 @@ class FNO3d(nn.Module):
         if padding:
             v = F.pad(v, (0, 0, 0, 0, 0, padding))  # (batch, width, n_t+p, n_y, n_x)
         v = self.fourier(v)[:, :, :nt]  # (batch, width, n_t, n_y, n_x)
-        v = F.gelu(self.proj_hidden(v))  # (batch, projection, n_t, n_y, n_x)
-        return self.proj_out(v)[:, 0]  # (batch, n_t, n_y, n_x)
+        return self.project(v)  # (batch, n_t, n_y, n_x)

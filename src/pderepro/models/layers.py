@@ -199,16 +199,8 @@ class SpectralConv1d(nn.Module):
         return mixed @ inv  # (batch, out, n)
 
     def forward_fft(self, x: Tensor) -> Tensor:
-        """Reference implementation with ``torch.fft.rfft``/``irfft`` (same result).
-
-        Parameters
-        ----------
-        x : Tensor, shape (batch, in_channels, n)
-
-        Returns
-        -------
-        Tensor, shape (batch, out_channels, n)
-        """
+        """Reference implementation of :meth:`forward` with ``torch.fft.rfft``/``irfft``:
+        the same result, ``(batch, in_channels, n) -> (batch, out_channels, n)``."""
         batch, _, n = x.shape
         if self.modes > n // 2 + 1:
             raise ValueError(f"cannot keep {self.modes} modes on a grid of {n} points")

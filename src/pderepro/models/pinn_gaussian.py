@@ -27,10 +27,11 @@ from typing import Any
 import torch
 from torch import Tensor, nn
 
+from pderepro.models.hparams import HParamsMixin
 from pderepro.models.pinn_mlp import CoordinateMLP, tanh_mlp
 
 
-class GaussianFeatureNet(nn.Module):
+class GaussianFeatureNet(HParamsMixin, nn.Module):
     """``u(points)`` as an MLP on trainable Gaussian features.
 
     Parameters
@@ -50,6 +51,10 @@ class GaussianFeatureNet(nn.Module):
     seed : int
         Seeds the means and features (the MLP follows torch's global seed).
     """
+
+    hparam_names = (
+        "bounds", "gaussians", "sigma0", "features", "width", "depth", "feature_init", "seed"
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -77,14 +82,6 @@ class GaussianFeatureNet(nn.Module):
         values = self.feature_init * torch.randn(self.features, self.gaussians, generator=generator)
         self.values = nn.Parameter(values)  # (k, N)
         self.net = tanh_mlp(self.features, self.width, self.depth)
-
-    def hparams(self) -> dict[str, Any]:
-        """Constructor arguments, JSON-serialisable."""
-        return {
-            "bounds": self.bounds, "gaussians": self.gaussians, "sigma0": self.sigma0,
-            "features": self.features, "width": self.width, "depth": self.depth,
-            "feature_init": self.feature_init, "seed": self.seed,
-        }  # fmt: skip
 
     def embedding(self, points: Tensor) -> Tensor:
         """The Gaussian features ``(n, k)`` at ``points (n, d)``."""

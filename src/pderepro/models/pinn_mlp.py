@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
 
 import torch
 from torch import Tensor, nn
+
+from pderepro.models.hparams import HParamsMixin
 
 EMBEDDINGS = ("none", "fourier", "periodic")
 
@@ -34,7 +35,7 @@ def tanh_mlp(n_in: int, width: int, depth: int) -> nn.Sequential:
     return nn.Sequential(*layers)
 
 
-class CoordinateMLP(nn.Module):
+class CoordinateMLP(HParamsMixin, nn.Module):
     """``u(x, t)`` as an MLP with tanh activations.
 
     Parameters
@@ -56,6 +57,10 @@ class CoordinateMLP(nn.Module):
     seed : int
         Seeds the Fourier frequencies (the weights follow torch's global seed).
     """
+
+    hparam_names = (
+        "bounds", "width", "depth", "embedding", "features", "sigma", "scale_inputs", "seed"
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -93,14 +98,6 @@ class CoordinateMLP(nn.Module):
         else:
             n_in = len(self.bounds)
         self.net = tanh_mlp(n_in, self.width, self.depth)
-
-    def hparams(self) -> dict[str, Any]:
-        """Constructor arguments, JSON-serialisable."""
-        return {
-            "bounds": self.bounds, "width": self.width, "depth": self.depth,
-            "embedding": self.embedding, "features": self.features, "sigma": self.sigma,
-            "scale_inputs": self.scale_inputs, "seed": self.seed,
-        }  # fmt: skip
 
     def forward(self, points: Tensor) -> Tensor:
         """Parameters: points, Tensor (n, dim). Returns: Tensor (n,)."""

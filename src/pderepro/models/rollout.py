@@ -6,7 +6,21 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
-__all__ = ["Recurrent", "RolloutMixin", "SpaceTime"]
+__all__ = ["Recurrent", "RolloutMixin", "SpaceTime", "check_frames"]
+
+
+def check_frames(frames: Tensor, in_channels: int) -> None:
+    """Raise ``ValueError`` unless ``frames`` is ``(batch, in_channels, n_y, n_x)``.
+
+    Parameters
+    ----------
+    frames : Tensor
+        The input of a model on 2-D frames.
+    in_channels : int
+        The number of frames (channels) the model takes.
+    """
+    if frames.ndim != 4 or frames.shape[1] != in_channels:
+        raise ValueError(f"expected (batch, {in_channels}, n_y, n_x), got {tuple(frames.shape)}")
 
 
 class RolloutMixin:

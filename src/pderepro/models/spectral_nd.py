@@ -139,16 +139,9 @@ class _SpectralConvNd(nn.Module):
         return torch.cat([out.real, out.imag], dim=-1) @ inv  # (batch, out, n_1, ..., n_d)
 
     def forward_fft(self, x: Tensor) -> Tensor:
-        """Reference implementation with ``torch.fft.rfftn``/``irfftn`` (same result).
-
-        Parameters
-        ----------
-        x : Tensor, shape (batch, in_channels, n_1, ..., n_d)
-
-        Returns
-        -------
-        Tensor, shape (batch, out_channels, n_1, ..., n_d)
-        """
+        """Reference implementation of :meth:`forward` with ``torch.fft.rfftn``/``irfftn``:
+        the same result, ``(batch, in_channels, n_1, ..., n_d) -> (batch, out_channels, n_1,
+        ..., n_d)``."""
         grid = self._check(x)
         dims = tuple(range(2, x.ndim))
         x_ft = torch.fft.rfftn(x, dim=dims)  # (batch, in, n_1, ..., n_d//2+1)

@@ -18,14 +18,29 @@ the parameters as constant input channels.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import torch
 from torch import Tensor, nn
 
+from pderepro.models.hparams import HParamsMixin
 from pderepro.models.nets1d import FNOBody1d, UNetBody1d
 
-__all__ = ["FNO1dStep", "RolloutOutput", "StepModel", "StepOutput", "UNet1dStep", "rollout"]
+__all__ = [
+    "FNO1dStep",
+    "RolloutOutput",
+    "StepModel",
+    "StepOutput",
+    "UNet1dStep",
+    "fno_body",
+    "rollout",
+    "unet_body",
+]
+
+#: hparams of an FNO-1D body, after ``context`` and ``n_params`` (:func:`fno_body`).
+FNO_BODY_HPARAMS = ("modes", "width", "layers", "projection", "padding", "grid")
+#: hparams of a U-Net-1D body, after ``context`` and ``n_params`` (:func:`unet_body`).
+UNET_BODY_HPARAMS = ("init_features", "levels", "norm")
 
 
 class StepOutput(NamedTuple):
@@ -59,7 +74,7 @@ class RolloutOutput(NamedTuple):
     cape: Tensor | None
 
 
-class StepModel(nn.Module):
+class StepModel(HParamsMixin, nn.Module):
     """Base of the one-step models: holds ``context`` and ``n_params`` and checks inputs.
 
     Parameters
@@ -72,6 +87,7 @@ class StepModel(nn.Module):
 
     #: Whether ``forward`` returns a CAPE estimate (``StepOutput.cape`` not ``None``).
     has_cape: bool = False
+    hparam_names = ("context", "n_params")
 
     def __init__(self, context: int, n_params: int) -> None:
         super().__init__()
@@ -183,6 +199,62 @@ def rollout(model: StepModel, frames: Tensor, params: Tensor | None, steps: int)
     return RolloutOutput(torch.stack(predicted, dim=1), cape)  # (batch, steps, n)
 
 
+def fno_body(
+    model: StepModel,
+    in_channels: int,
+    modes: int,
+    width: int,
+    layers: int,
+    projection: int,
+    padding: int,
+    grid: bool,
+) -> FNOBody1d:
+    """The FNO-1D body of a one-step model, its hparams stored on the model.
+
+    Parameters
+    ----------
+    model : StepModel
+        Gets the attributes :data:`FNO_BODY_HPARAMS` (``padding`` and ``grid`` as int and
+        bool), which its ``hparams`` reports.
+    in_channels : int
+        Input channels of the body (context frames and whatever the model adds).
+    modes, width, layers, projection, padding, grid
+        As :class:`~pderepro.models.nets1d.FNOBody1d`.
+
+    Returns
+    -------
+    FNOBody1d
+        ``(batch, in_channels, n) -> (batch, n)``.
+    """
+    model.modes, model.width, model.layers, model.projection = modes, width, layers, projection
+    model.padding, model.grid = int(padding), bool(grid)
+    return FNOBody1d(in_channels, modes, width, layers, projection, padding, grid)
+
+
+def unet_body(
+    model: StepModel, in_channels: int, init_features: int, levels: int, norm: str
+) -> UNetBody1d:
+    """The U-Net-1D body of a one-step model, its hparams stored on the model.
+
+    Parameters
+    ----------
+    model : StepModel
+        Gets the attributes :data:`UNET_BODY_HPARAMS` (the sizes as int), which its
+        ``hparams`` reports.
+    in_channels : int
+        Input channels of the body (context frames and whatever the model adds).
+    init_features, levels, norm
+        As :class:`~pderepro.models.nets1d.UNetBody1d`.
+
+    Returns
+    -------
+    UNetBody1d
+        ``(batch, in_channels, n) -> (batch, n)``.
+    """
+    model.init_features, model.levels, model.norm = int(init_features), int(levels), norm
+    return UNetBody1d(in_channels, init_features, levels, norm)
+
+
 class FNO1dStep(StepModel):
     """Autoregressive FNO-1D, PDEBench's baseline: the context frames (then the parameters,
     if any, then ``x``) as input channels of a Fourier neural operator.
@@ -207,6 +279,8 @@ class FNO1dStep(StepModel):
     Resolution-independent: the same weights apply at any ``n >= 2 * modes``.
     """
 
+    hparam_names = (*StepModel.hparam_names, *FNO_BODY_HPARAMS)
+
     def __init__(
         self,
         context: int = 10,
@@ -219,22 +293,9 @@ class FNO1dStep(StepModel):
         grid: bool = True,
     ) -> None:
         super().__init__(context, n_params)
-        self.modes, self.width, self.layers, self.projection = modes, width, layers, projection
-        self.padding, self.grid = int(padding), bool(grid)
-        self.body = FNOBody1d(context + n_params, modes, width, layers, projection, padding, grid)
-
-    def hparams(self) -> dict[str, Any]:
-        """Constructor arguments, JSON-serialisable; ``FNO1dStep(**hparams())`` rebuilds it."""
-        return {
-            "context": self.context,
-            "n_params": self.n_params,
-            "modes": self.modes,
-            "width": self.width,
-            "layers": self.layers,
-            "projection": self.projection,
-            "padding": self.padding,
-            "grid": self.grid,
-        }
+        self.body = fno_body(
+            self, context + n_params, modes, width, layers, projection, padding, grid
+        )
 
     def step(self, frames: Tensor, params: Tensor | None) -> StepOutput:
         v = self.input_channels(frames, params)  # (batch, context + n_params, n)
@@ -261,6 +322,8 @@ class UNet1dStep(StepModel):
         :class:`~pderepro.models.nets1d.UNetBody1d`).
     """
 
+    hparam_names = (*StepModel.hparam_names, *UNET_BODY_HPARAMS)
+
     def __init__(
         self,
         context: int = 10,
@@ -270,18 +333,7 @@ class UNet1dStep(StepModel):
         norm: str = "group",
     ) -> None:
         super().__init__(context, n_params)
-        self.init_features, self.levels, self.norm = int(init_features), int(levels), norm
-        self.body = UNetBody1d(context + n_params, init_features, levels, norm)
-
-    def hparams(self) -> dict[str, Any]:
-        """Constructor arguments, JSON-serialisable; ``UNet1dStep(**hparams())`` rebuilds it."""
-        return {
-            "context": self.context,
-            "n_params": self.n_params,
-            "init_features": self.init_features,
-            "levels": self.levels,
-            "norm": self.norm,
-        }
+        self.body = unet_body(self, context + n_params, init_features, levels, norm)
 
     def step(self, frames: Tensor, params: Tensor | None) -> StepOutput:
         v = self.input_channels(frames, params)  # (batch, context + n_params, n)
