@@ -24,7 +24,6 @@ from typing import Any
 
 from pderepro.config import ConfigError
 from pderepro.studies.base import (
-    BENCHMARKS,
     StudyKind,
     SummarySection,
     figure_files,
@@ -32,18 +31,18 @@ from pderepro.studies.base import (
     tables_and_figures_section,
 )
 from pderepro.studies.claims_tables import check_published_keys
+from pderepro.studies.problem_method import (  # noqa: F401  (DATA: the rules' path)
+    DATA,
+    ProblemMethodRuns,
+    active_problems,
+    run_outputs,
+)
 from pderepro.studies.registry_source import check_parameters, registered_classes
 
 TABLES = ("errors", "speed")
 FIGURES = ("error_vs_time",)
-#: Where a problem's test inputs, reference and supervised pairs land.
-DATA = "data/reference/{study}/{problem}.nc"
 #: One training job's outputs, by name.
-RUN_FILES = {
-    "checkpoint": "results/{study}/{problem}/runs/{method}/seed{seed}/checkpoint.pt",
-    "history": "results/{study}/{problem}/runs/{method}/seed{seed}/history.csv",
-    "metrics": "results/{study}/{problem}/runs/{method}/seed{seed}/metrics.csv",
-}
+RUN_FILES = run_outputs(checkpoint="checkpoint.pt", history="history.csv", metrics="metrics.csv")
 #: The registry's source: read, not imported, so that building the DAG imports no torch.
 PROBLEMS_SOURCE = Path(__file__).parents[1] / "training" / "spectral"
 
@@ -57,16 +56,6 @@ def registered_problems() -> frozenset[str] | None:
     reading agrees with it.
     """
     return frozenset(registered_classes(PROBLEMS_SOURCE, "register_operator_problem")) or None
-
-
-def run_file(kind: str, study: str, problem: str, method: str, seed: int) -> str:
-    """The path of one of a run's outputs (:data:`RUN_FILES`)."""
-    return RUN_FILES[kind].format(study=study, problem=problem, method=method, seed=seed)
-
-
-def active_problems(study: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
-    """The problems the preset runs (``run``, default true)."""
-    return {key: spec for key, spec in study["problems"].items() if spec.get("run", True)}
 
 
 def active_methods(study: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
@@ -94,6 +83,11 @@ def runs(study: Mapping[str, Any]) -> list[tuple[str, str, int]]:
         for method in problem_methods(study, problem)
         for seed in range(study["seeds"])
     ]
+
+
+#: The runs' paths and the input functions over them.
+RUNS = ProblemMethodRuns(RUN_FILES, runs, "train_nsm")
+run_file = RUNS.run_file
 
 
 def supervised_methods(study: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
@@ -260,10 +254,7 @@ class NeuralSpectralKind(StudyKind):
         )
 
     def benchmarks(self, name: str, study: Mapping[str, Any]) -> list[str]:
-        return [
-            BENCHMARKS["train_nsm"].format(study=name, problem=p, method=m, seed=s)
-            for p, m, s in runs(study)
-        ]
+        return RUNS.benchmarks(name, study)
 
     def jobs(self, name: str, study: Mapping[str, Any]) -> Counter[str]:
         return Counter(

@@ -10,6 +10,7 @@ from typing import Any
 
 from pderepro.studies.neural_spectral import (
     DATA,
+    RUNS,
     active_problems,
     captions,
     decay_factor,
@@ -17,8 +18,6 @@ from pderepro.studies.neural_spectral import (
     problem_label,
     problem_methods,
     problem_network,
-    run_file,
-    runs,
     supervised_methods,
 )
 
@@ -43,6 +42,13 @@ def _study(plan, study: str) -> Mapping[str, Any]:
     return plan.studies[study]
 
 
+#: The input functions over all of a study's runs.
+train_gpus = RUNS.train_gpus
+metric_files = RUNS.metric_files
+history_files = RUNS.history_files
+data_files = RUNS.data_files
+
+
 def problem_keys(plan) -> list[str]:
     """Every problem key of the enabled neural-spectral studies (a wildcard's values)."""
     return sorted({k for s in plan.of_kind("neural_spectral") for k in plan.studies[s]["problems"]})
@@ -52,14 +58,22 @@ def method_keys(plan) -> list[str]:
     return sorted({k for s in plan.of_kind("neural_spectral") for k in plan.studies[s]["methods"]})
 
 
+def _problem_settings(spec: Mapping[str, Any]) -> dict[str, Any]:
+    """What the data and training jobs both take of a problem: its registered name,
+    parameters and test grid."""
+    return {
+        "problem": spec["problem"],
+        "parameters": dict(spec["parameters"]),
+        "test_grid": dict(spec["test_grid"]),
+    }
+
+
 def data_params(plan, study: str, problem: str, **_: Any) -> dict[str, Any]:
     """What rule nsm_data needs: the problem, its grids, the supervised pairs to draw."""
     cfg = _study(plan, study)
     spec = cfg["problems"][problem]
     return {
-        "problem": spec["problem"],
-        "parameters": dict(spec["parameters"]),
-        "test_grid": dict(spec["test_grid"]),
+        **_problem_settings(spec),
         "reference": dict(spec.get("reference", {})),
         "n_test": cfg["n_test"],
         "seed": cfg.get("data_seed", 0),
@@ -79,9 +93,7 @@ def train_params(plan, study: str, problem: str, method: str, **_: Any) -> dict[
     cfg = _study(plan, study)
     spec = cfg["problems"][problem]
     return {
-        "problem": spec["problem"],
-        "parameters": dict(spec["parameters"]),
-        "test_grid": dict(spec["test_grid"]),
+        **_problem_settings(spec),
         "method": dict(cfg["methods"][method]),
         "network": problem_network(cfg, problem),
         "batch_size": cfg["training"]["batch_size"],
@@ -157,23 +169,6 @@ def train_mem_mb(plan, study: str, problem: str, method: str, **_: Any) -> int:
     test = batch * test_points * 8 * net["width"] * 4
     activations = 0 if cfg["gpu"] else max(step, test)
     return int(2000 + (data + pairs + activations) / 1e6)
-
-
-def train_gpus(plan, study: str, **_: Any) -> int:
-    """GPUs of a training job: 1 where the study (its preset) asks for one."""
-    return int(_study(plan, study)["gpu"])
-
-
-def metric_files(plan, study: str, **_: Any) -> list[str]:
-    return [run_file("metrics", study, p, m, s) for p, m, s in runs(_study(plan, study))]
-
-
-def history_files(plan, study: str, **_: Any) -> list[str]:
-    return [run_file("history", study, p, m, s) for p, m, s in runs(_study(plan, study))]
-
-
-def data_files(plan, study: str, **_: Any) -> list[str]:
-    return [DATA.format(study=study, problem=p) for p in active_problems(_study(plan, study))]
 
 
 def tables_params(plan, study: str, **_: Any) -> dict[str, Any]:

@@ -21,13 +21,13 @@ from typing import Any
 
 from pderepro.config import ConfigError
 from pderepro.studies.base import (
-    BENCHMARKS,
     StudyKind,
     SummarySection,
     figure_files,
     table_files,
 )
 from pderepro.studies.claims_tables import check_published_keys
+from pderepro.studies.problem_method import DATA, ProblemMethodRuns, active_problems, run_outputs
 from pderepro.studies.registry_source import check_parameters, registered_classes
 
 TABLES = ("errors",)
@@ -61,14 +61,11 @@ def tables(study: Mapping[str, Any]) -> tuple[str, ...]:
 
 
 #: Where a problem's reference solution lands.
-REFERENCE = "data/reference/{study}/{problem}.nc"
+REFERENCE = DATA
 #: One training job's outputs, by name.
-RUN_FILES = {
-    "checkpoint": "results/{study}/{problem}/runs/{method}/seed{seed}/checkpoint.pt",
-    "history": "results/{study}/{problem}/runs/{method}/seed{seed}/history.csv",
-    "metrics": "results/{study}/{problem}/runs/{method}/seed{seed}/metrics.csv",
-    "fields": "results/{study}/{problem}/runs/{method}/seed{seed}/fields.nc",
-}
+RUN_FILES = run_outputs(
+    checkpoint="checkpoint.pt", history="history.csv", metrics="metrics.csv", fields="fields.nc"
+)
 
 
 #: The registries' source: read, not imported, so that building the DAG imports no torch.
@@ -85,17 +82,6 @@ def registered(subpackage: str, decorator: str) -> frozenset[str]:
     return frozenset(registered_classes(PINN_SOURCE / subpackage, decorator))
 
 
-def run_file(kind: str, study: str, problem: str, method: str, seed: int) -> str:
-    """The path of one of a run's outputs (:data:`RUN_FILES`)."""
-    return RUN_FILES[kind].format(study=study, problem=problem, method=method, seed=seed)
-
-
-def active_problems(study: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
-    """The problems the preset runs (``run``, default true: a laptop preset leaves out
-    the paper's largest dimensions, the paper preset a laptop's smallest)."""
-    return {key: spec for key, spec in study["problems"].items() if spec.get("run", True)}
-
-
 def runs(study: Mapping[str, Any]) -> list[tuple[str, str, int]]:
     """Every training job ``(problem, method, seed)``, in table order."""
     return [
@@ -104,6 +90,11 @@ def runs(study: Mapping[str, Any]) -> list[tuple[str, str, int]]:
         for method in study["methods"]
         for seed in range(study["seeds"])
     ]
+
+
+#: The runs' paths and the input functions over them.
+RUNS = ProblemMethodRuns(RUN_FILES, runs, "train_pinn")
+run_file = RUNS.run_file
 
 
 #: The MLP's settings where a study file leaves them out (raw inputs, as the papers).
@@ -333,10 +324,7 @@ class PhysicsInformedKind(StudyKind):
         )
 
     def benchmarks(self, name: str, study: Mapping[str, Any]) -> list[str]:
-        return [
-            BENCHMARKS["train_pinn"].format(study=name, problem=p, method=m, seed=s)
-            for p, m, s in runs(study)
-        ]
+        return RUNS.benchmarks(name, study)
 
     def jobs(self, name: str, study: Mapping[str, Any]) -> Counter[str]:
         return Counter(

@@ -9,6 +9,7 @@ from typing import Any
 
 from pderepro.studies.physics_informed import (
     REFERENCE,
+    RUNS,
     active_problems,
     run_file,
     run_settings,
@@ -18,6 +19,13 @@ from pderepro.studies.physics_informed import (
 
 def _study(plan, study: str) -> Mapping[str, Any]:
     return plan.studies[study]
+
+
+#: The input functions over all of a study's runs.
+train_gpus = RUNS.train_gpus
+metric_files = RUNS.metric_files
+history_files = RUNS.history_files
+reference_files = RUNS.data_files
 
 
 def reference_params(plan, study: str, problem: str, **_: Any) -> dict[str, Any]:
@@ -123,26 +131,9 @@ def train_mem_mb(plan, study: str, problem: str, method: str, **_: Any) -> int:
     return int(2000 + 10 * points * network["features"] * network["gaussians"] * dims * 8 / 1e6)
 
 
-def train_gpus(plan, study: str, **_: Any) -> int:
-    """GPUs of a training job: 1 where the study (its preset) asks for one."""
-    return int(_study(plan, study)["gpu"])
-
-
-def metric_files(plan, study: str, **_: Any) -> list[str]:
-    return [run_file("metrics", study, p, m, s) for p, m, s in runs(_study(plan, study))]
-
-
-def history_files(plan, study: str, **_: Any) -> list[str]:
-    return [run_file("history", study, p, m, s) for p, m, s in runs(_study(plan, study))]
-
-
 def field_files(plan, study: str, **_: Any) -> list[str]:
     """Seed 0's fields of every run (the figures show one seed)."""
     return [run_file("fields", study, p, m, 0) for p, m, s in runs(_study(plan, study)) if s == 0]
-
-
-def reference_files(plan, study: str, **_: Any) -> list[str]:
-    return [REFERENCE.format(study=study, problem=p) for p in active_problems(_study(plan, study))]
 
 
 def tables_params(plan, study: str, **_: Any) -> dict[str, Any]:
