@@ -38,7 +38,6 @@ from pderepro.training.spectral.basis import (
     chebyshev_operators,
     fourier_resample,
     fourier_weights,
-    lobatto_nodes,
     resize_rfft,
     wavenumbers,
 )
@@ -47,7 +46,6 @@ from pderepro.training.spectral.problems import (
     OperatorProblem,
     method_kind,
     register_operator_problem,
-    relative_l2,
 )
 
 #: Collocation sizes of the spectral method: Lobatto nodes in t, Fourier nodes per side.
@@ -224,30 +222,21 @@ class ForcedNavierStokes(OperatorProblem):
         out = net(w0[:, None], len(s))  # (B, nt, n, n)
         return w0[:, None] + OUTPUT_SCALE * ss[None, :, None, None] * out
 
-    def _grid_times(self, method: Mapping[str, Any]) -> tuple[np.ndarray, int]:
-        """The method's nodes in ``s`` and its points per side."""
-        grid = self.method_grid(method)
-        if method_kind(method) == "spectral":
-            return lobatto_nodes(grid["nt"]), grid["nx"]
-        return np.linspace(0.0, 1.0, grid["nt"]), grid["nx"]
+    def method_fields(self, net: nn.Module, inputs: Tensor, method: Mapping[str, Any]
+                      ) -> tuple[Tensor]:  # fmt: skip
+        return (self.solution(net, inputs, *self._space_time_nodes(method)),)
 
-    def loss(self, net: nn.Module, inputs: Tensor, method: Mapping[str, Any],
-             targets: Tensor | None = None) -> Tensor:  # fmt: skip
-        kind = method_kind(method)
-        w = self.solution(net, inputs, *self._grid_times(method))
-        if kind == "spectral":
-            return ns_spectral_loss(w, self.nu, self.t_final, self.amplitude)
-        if kind == "grid":
-            return ns_grid_residual(w, self.nu, self.t_final, self.amplitude).square().mean()
-        if targets is None:
-            raise ValueError("the supervised loss needs targets")
-        return relative_l2(w, targets).mean()
+    def spectral_loss(self, w: Tensor) -> Tensor:
+        return ns_spectral_loss(w, self.nu, self.t_final, self.amplitude)
+
+    def grid_residual(self, w: Tensor) -> Tensor:
+        return ns_grid_residual(w, self.nu, self.t_final, self.amplitude)
 
     def predict(self, net: nn.Module, inputs: Tensor, method: Mapping[str, Any],
                 grid_sizes: Mapping[str, int]) -> Tensor:  # fmt: skip
         t, _, _ = self.test_grid(grid_sizes)
         s, n = t / self.t_final, self._side(grid_sizes)
-        own_s, own_n = self._grid_times(method)
+        own_s, own_n = self._space_time_nodes(method)
         w = self.solution(net, inputs, own_s, own_n)  # (B, nt_own, own_n, own_n)
         if method_kind(method) == "spectral":  # the network's function, through its basis
             nt = w.shape[-3]

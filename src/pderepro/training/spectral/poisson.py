@@ -25,7 +25,6 @@ from pderepro.training.spectral.problems import (
     OperatorProblem,
     method_kind,
     register_operator_problem,
-    relative_l2,
 )
 
 #: Collocation grid of the spectral method unless the method names its ``n``.
@@ -114,17 +113,15 @@ class PeriodicPoisson(OperatorProblem):
         out = net(s[:, None])  # (B, n, n)
         return OUTPUT_SCALE * (out - out[:, :1, :1]), s
 
-    def loss(self, net: nn.Module, inputs: Tensor, method: Mapping[str, Any],
-             targets: Tensor | None = None) -> Tensor:  # fmt: skip
-        kind = method_kind(method)
-        u, s = self.solution(net, inputs, self.method_grid(method)["n"])
-        if kind == "spectral":
-            return poisson_spectral_loss(u, s)
-        if kind == "grid":
-            return poisson_grid_residual(u, s).square().mean()
-        if targets is None:
-            raise ValueError("the supervised loss needs targets")
-        return relative_l2(u, targets).mean()
+    def method_fields(self, net: nn.Module, inputs: Tensor, method: Mapping[str, Any]
+                      ) -> tuple[Tensor, Tensor]:  # fmt: skip
+        return self.solution(net, inputs, self.method_grid(method)["n"])
+
+    def spectral_loss(self, u: Tensor, s: Tensor) -> Tensor:
+        return poisson_spectral_loss(u, s)
+
+    def grid_residual(self, u: Tensor, s: Tensor) -> Tensor:
+        return poisson_grid_residual(u, s)
 
     def predict(self, net: nn.Module, inputs: Tensor, method: Mapping[str, Any],
                 grid_sizes: Mapping[str, int]) -> Tensor:  # fmt: skip

@@ -26,6 +26,8 @@ from typing import Any
 import numpy as np
 from torch import Tensor, nn
 
+from pderepro.training.spectral.basis import lobatto_nodes
+
 #: Scale of the network's output in the output transforms (the authors' 1e-3).
 OUTPUT_SCALE = 1e-3
 METHOD_KINDS = ("spectral", "grid", "supervised")
@@ -118,13 +120,44 @@ class OperatorProblem(ABC):
         """The network's solution on the test grid, ``(S, *grid)``."""
 
     @abstractmethod
+    def method_fields(self, net: nn.Module, inputs: Tensor, method: Mapping[str, Any]
+                      ) -> tuple[Tensor, ...]:  # fmt: skip
+        """The network's solution on the method's grid (first) and whatever else the
+        residuals take (e.g. the source), for :meth:`loss`."""
+
+    @abstractmethod
+    def spectral_loss(self, *fields: Tensor) -> Tensor:
+        """The residual's squared L2 norm from its basis coefficients (Parseval), scalar."""
+
+    @abstractmethod
+    def grid_residual(self, *fields: Tensor) -> Tensor:
+        """The residual at the grid's nodes by finite differences, shaped like the solution."""
+
     def loss(self, net: nn.Module, inputs: Tensor, method: Mapping[str, Any],
              targets: Tensor | None = None) -> Tensor:  # fmt: skip
-        """The method's scalar training loss on a batch of inputs."""
+        """The method's scalar training loss on a batch of inputs: the spectral residual,
+        the grid residual's mean square, or the mean relative L2 distance to ``targets``."""
+        kind = method_kind(method)
+        fields = self.method_fields(net, inputs, method)
+        if kind == "spectral":
+            return self.spectral_loss(*fields)
+        if kind == "grid":
+            return self.grid_residual(*fields).square().mean()
+        if targets is None:
+            raise ValueError("the supervised loss needs targets")
+        return relative_l2(fields[0], targets).mean()
 
     @abstractmethod
     def no_learning(self, inputs: np.ndarray, reference: np.ndarray) -> tuple[str, np.ndarray]:
         """A label and the field of the no-learning baseline, shaped like ``reference``."""
+
+    def _space_time_nodes(self, method: Mapping[str, Any]) -> tuple[np.ndarray, int]:
+        """A space-time problem's method nodes in (scaled) time, in ``[0, 1]``, and its
+        points per space axis: Lobatto nodes for the spectral kind, else uniform."""
+        grid = self.method_grid(method)
+        if method_kind(method) == "spectral":
+            return lobatto_nodes(grid["nt"]), grid["nx"]
+        return np.linspace(0.0, 1.0, grid["nt"]), grid["nx"]
 
     def solve_timed(
         self, inputs: np.ndarray, resolution: Mapping[str, int], grid_sizes: Mapping[str, int]
