@@ -77,6 +77,13 @@ import torch
 import xarray as xr
 
 from pderepro.data.conventions import apply_conventions
+from pderepro.data.dns_segments import (
+    DnsSegment,
+    DnsState,
+    load_dns_state,
+    run_fingerprint,
+    save_dns_state,
+)
 from pderepro.solvers.common.errors import SolverDivergedError
 from pderepro.solvers.navier_stokes.navier_stokes import NavierStokesProblem, NavierStokesStepper
 from pderepro.solvers.navier_stokes.torus import (
@@ -219,7 +226,8 @@ def spin_up_and_snapshots(
     snapshot_interval: float,
     series_interval: float | None = None,
     device: str | torch.device | None = None,
-) -> xr.Dataset:
+    segment: DnsSegment | None = None,
+) -> xr.Dataset | None:
     """Spin forced turbulence up from random vorticity and save vorticity snapshots.
 
     Each member is one continuous trajectory (one stepper, so the AB2 history runs through the
@@ -248,16 +256,20 @@ def spin_up_and_snapshots(
         snapshot; defaults to ``snapshot_interval``.
     device : str or torch.device, optional
         Solver device; CUDA when available, else CPU. Arithmetic is float64.
+    segment : DnsSegment, optional
+        A run longer than one job: resume from the earlier jobs' states, stop at a step and
+        save (:mod:`pderepro.data.dns_segments`); None: the whole run in this job.
 
     Returns
     -------
-    xarray.Dataset
+    xarray.Dataset or None
+        None from a segment that stops before the run's end (its state is saved). Else
         ``w(member, time, x, y)``: vorticity (1/time), float32, ``w[..., i, j] = w(x_i, y_j)``
         (the solver's layout); ``energy(member, series_time)`` and
         ``enstrophy(member, series_time)``: ``1/2 <|u|^2>`` (length^2/time^2) and
         ``1/2 <w^2>`` (1/time^2), float64. Coordinates ``member``, ``seed(member)``, ``time``,
         ``series_time``, ``x``, ``y``; the problem parameters and run lengths as attributes;
-        CF attributes applied.
+        CF attributes applied; ``dns_wall_seconds``: the stepping's seconds over all jobs.
 
     Raises
     ------
@@ -272,23 +284,53 @@ def spin_up_and_snapshots(
     series_interval = snapshot_interval if series_interval is None else series_interval
     series_steps = _whole_steps(series_interval, h, "series_interval")
     total = spin_steps + (n_snapshots - 1) * snap_steps
+    segment = segment or DnsSegment()
+    last = total if segment.stop is None else int(segment.stop)
+    if not 0 <= last <= total or (last < total and segment.save is None):
+        raise ValueError(f"a segment stops at a step in [0, {total}] and, before the end, saves")
+    fingerprint = run_fingerprint(
+        {"problem": _problem_attrs(problem), "members": n_members, "seed": seed,
+         "spin_up": spin_steps, "snapshots": n_snapshots, "snap": snap_steps,
+         "series": series_steps}
+    )  # fmt: skip
     device = default_device(device)
     seeds = member_seeds(seed, n_members)
     stepper = NavierStokesStepper(problem, device=device, dtype=torch.float64)
     budgets = _Budgets(n, problem.box_size)
-    w_hat = torch.fft.rfft2(_initial_vorticity(problem, seeds).to(device))  # (members, n, kc)
-    snapshots = np.empty((n_members, n_snapshots, n, n), dtype=np.float32)
     series_steps_at = np.arange(0, total + 1, series_steps)
     energy = np.empty((n_members, series_steps_at.size))
     enstrophy = np.empty_like(energy)
+    final = last == total
+    first, wall, resumed = 0, 0.0, None
+    if segment.resume:
+        resumed = load_dns_state(segment.resume[-1], fingerprint)
+        first = resumed.step + 1
+    # this job's snapshots j (at steps spin + j snap in [first, last]): all of the run's in
+    # the last job (the earlier jobs' read from their states), else only its own
+    own = range(
+        max(0, -(-(first - spin_steps) // snap_steps)), (last - spin_steps) // snap_steps + 1
+    )
+    offset = 0 if final else own.start
+    snapshots = np.empty((n_members, n_snapshots if final else len(own), n, n), dtype=np.float32)
+    if resumed is not None:
+        if final:  # every earlier job's snapshots
+            for path in segment.resume[:-1]:
+                load_dns_state(path, fingerprint).put_snapshots(snapshots)
+            resumed.put_snapshots(snapshots)
+        w_hat = resumed.w_hat.to(device)
+        stepper.load_advection_state(resumed.advection)
+        energy[:], enstrophy[:], wall = resumed.energy, resumed.enstrophy, resumed.wall_s
+        del resumed
+    else:
+        w_hat = torch.fft.rfft2(_initial_vorticity(problem, seeds).to(device))  # (members, n, kc)
     log.info(
-        "turbulence DNS: %d members n=%d nu=%g mu=%g k_f=%d A=%g h=%g: %d steps (spin-up %d)",
-        n_members, n, problem.viscosity, problem.drag, problem.forcing_wavenumber,
-        problem.forcing_amplitude, h, total, spin_steps,
+        "turbulence DNS: %d members n=%d nu=%g mu=%g k_f=%d A=%g h=%g: steps %d-%d of %d "
+        "(spin-up %d)", n_members, n, problem.viscosity, problem.drag,
+        problem.forcing_wavenumber, problem.forcing_amplitude, h, first, last, total, spin_steps,
     )  # fmt: skip
     clock = time.perf_counter()
     with torch.no_grad():
-        for step in range(total + 1):
+        for step in range(first, last + 1):
             if step:
                 stepper.step_(w_hat)
             if step % series_steps == 0:
@@ -299,11 +341,18 @@ def spin_up_and_snapshots(
             if after >= 0 and after % snap_steps == 0:
                 _check_finite(w_hat, step * h)
                 w = torch.fft.irfft2(w_hat, s=(n, n))
-                snapshots[:, after // snap_steps] = w.cpu().numpy()
+                snapshots[:, after // snap_steps - offset] = w.cpu().numpy()
                 log.debug("snapshot t=%g wall=%.1fs", step * h, time.perf_counter() - clock)
             elif step % _CHECK_EVERY == 0:
                 _check_finite(w_hat, step * h)
-    log.info("turbulence DNS done: %.1f s", time.perf_counter() - clock)
+    wall += time.perf_counter() - clock
+    log.info("turbulence DNS %s: %.1f s", "done" if final else f"segment to step {last}", wall)
+    if not final:
+        state = DnsState(step=last, w_hat=w_hat, advection=stepper.advection_state(),
+                         energy=energy, enstrophy=enstrophy, wall_s=wall,
+                         first_snapshot=own.start, snapshots=snapshots)  # fmt: skip
+        save_dns_state(segment.save, state, fingerprint)
+        return None
     ds = xr.Dataset(
         {
             "w": (("member", "time", "x", "y"), snapshots),
@@ -326,6 +375,7 @@ def spin_up_and_snapshots(
         spin_up_time=float(spin_up_time),
         snapshot_interval=float(snapshot_interval),
         series_interval=float(series_interval),
+        dns_wall_seconds=wall,
         initial_condition="sample_vorticity_grf on the unit torus, used as grid values, "
         "2/3-rule modes",
         **_problem_attrs(problem),

@@ -170,6 +170,32 @@ class NavierStokesStepper:
         self._history = None
         self._restart = None
 
+    def advection_state(self) -> torch.Tensor | None:
+        """The AB2 history a later job needs to go on stepping the same trajectory: the
+        last step's advection term ``(batch, n, kc)`` (a copy), or None before the first
+        step (the next step then starts afresh, Euler). Read it between steps."""
+        if not self._started or self._history is None:
+            return None
+        return self._history[1].clone()
+
+    def load_advection_state(self, previous: torch.Tensor | None) -> None:
+        """Go on from :meth:`advection_state` of another stepper of the same problem: the
+        next step is AB2 with ``previous`` as the last advection term (None: a new
+        trajectory, as :meth:`reset`)."""
+        self.reset()
+        if previous is None:
+            return
+        previous = previous.to(device=self.device, dtype=self.cdtype)
+        if previous.ndim != 3 or previous.shape[1:] != (self.resolution, self.kc):
+            raise ValueError(
+                f"advection state must be (batch, {self.resolution}, {self.kc}), "
+                f"got {tuple(previous.shape)}"
+            )
+        history = torch.empty((2, *previous.shape), dtype=self.cdtype, device=self.device)
+        history[1].copy_(previous)
+        self._history = (history[0], history[1])
+        self._started = True
+
     def restart(self, mask: np.ndarray | torch.Tensor) -> None:
         """Start the batch members ``mask`` (batch,) bool afresh at the next step (Euler
         start), after the caller has replaced their states; the others keep their AB2
