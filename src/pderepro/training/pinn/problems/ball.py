@@ -141,18 +141,11 @@ class BallProblem(Problem):
     #: (apart from every run's and the test points' seeds).
     NO_LEARNING_POINTS, NO_LEARNING_SEED = 4096, 12345
 
-    def no_learning(
-        self,
-        axes: tuple[np.ndarray, ...],
-        reference: np.ndarray,
-        points: np.ndarray | None = None,
-    ) -> tuple[str, np.ndarray]:
+    def no_learning_at(self, points: np.ndarray) -> tuple[str, np.ndarray]:
         """The best constant multiple ``C (R^2 - |x|^2)`` of the trial envelope at the
         test ``points (n, d)``: the strongest one-parameter fit that learns nothing of
         the solution's shape. ``C`` is the least-squares fit of the exact solution on
         :attr:`NO_LEARNING_POINTS` points of the training law (never the test points)."""
-        if points is None:
-            raise ValueError(f"{self.name}: the no-learning row needs the test points")
         generator = torch.Generator().manual_seed(self.NO_LEARNING_SEED)
         train = self.domain.uniform(self.NO_LEARNING_POINTS, generator, torch.float64).numpy()
         envelope = self.radius**2 - (train * train).sum(axis=1)  # (n_train,)

@@ -164,8 +164,23 @@ class Problem(ABC):
         points: np.ndarray | None = None,
     ) -> tuple[str, np.ndarray]:
         """The no-learning reference row: a label and its field on the reference grid
-        (or at the scattered reference ``points (n, dim)``, axes then empty). Evolution
-        problems hold the initial condition; steady ones predict zero."""
+        (:meth:`no_learning_on`) or, on a scattered domain (axes then empty), at the test
+        ``points (n, dim)`` (:meth:`no_learning_at`). A problem overrides those two."""
+        if not self.domain.scattered:
+            return self.no_learning_on(axes, reference)
+        if points is None:
+            raise ValueError(f"{self.name}: the no-learning row needs the test points")
+        return self.no_learning_at(points)
+
+    def no_learning_at(self, points: np.ndarray) -> tuple[str, np.ndarray]:
+        """The no-learning row at scattered test ``points (n, dim)`` (``(n,)``)."""
+        raise NotImplementedError(f"{self.name} has a grid reference (no_learning_on)")
+
+    def no_learning_on(
+        self, axes: tuple[np.ndarray, ...], reference: np.ndarray
+    ) -> tuple[str, np.ndarray]:
+        """The no-learning row on the grid of ``axes``, shaped as ``reference``. Here:
+        evolution problems hold the initial condition; steady ones predict zero."""
         if self.domain.evolution:
             return "initial condition held (no learning)", np.broadcast_to(
                 reference[:1], reference.shape

@@ -91,11 +91,8 @@ class SchrodingerGround(Problem):
         best = min(np.linalg.norm(prediction - reference), np.linalg.norm(prediction + reference))
         return float(best / np.linalg.norm(reference))
 
-    def no_learning(
-        self,
-        axes: tuple[np.ndarray, ...],
-        reference: np.ndarray,
-        points: np.ndarray | None = None,
+    def no_learning_on(
+        self, axes: tuple[np.ndarray, ...], reference: np.ndarray
     ) -> tuple[str, np.ndarray]:
         """The trial function's envelope ``(x - lo)(hi - x)``, normalised: what the hard
         constraint alone gives."""

@@ -24,10 +24,11 @@ initial set is a uniform draw with the run's generator, as in that code.
 
 from __future__ import annotations
 
+from typing import Any
+
 import torch
 from torch import Tensor
 
-from pderepro.training.pinn.domain import Domain
 from pderepro.training.pinn.samplers.base import ResidualAt, register_sampler
 from pderepro.training.pinn.samplers.basic import PointSetSampler, positive_int
 
@@ -38,22 +39,12 @@ POOL_FACTOR = 10
 class PoolSampler(PointSetSampler):
     """Shared by RAR-G and RAD: a uniform initial set, a pool scored every ``every`` steps."""
 
-    def __init__(
-        self,
-        domain: Domain,
-        n_points: int,
-        generator: torch.Generator,
-        dtype: torch.dtype = torch.float32,
-        seed: int = 0,
-        *,
-        every: int = 1000,
-        pool: int | None = None,
-        fixed_pool: bool = False,
+    def configure(
+        self, *, every: int = 1000, pool: int | None = None, fixed_pool: bool = False
     ) -> None:
-        super().__init__(domain, n_points, generator, dtype=dtype, seed=seed)
         self.every = positive_int("every", every)
         self.pool = positive_int("pool", POOL_FACTOR * self.n_points if pool is None else pool)
-        self._points = self.uniform(self.n_points)  # (n, 2)
+        super().configure()  # the uniform initial set, drawn before a fixed pool
         self._pool = self.uniform(self.pool) if fixed_pool else None  # (m, 2) or None
 
     def to(self, dtype: torch.dtype) -> None:
@@ -98,22 +89,8 @@ class RARG(PoolSampler):
 
     name = "rar_g"
 
-    def __init__(
-        self,
-        domain: Domain,
-        n_points: int,
-        generator: torch.Generator,
-        dtype: torch.dtype = torch.float32,
-        seed: int = 0,
-        *,
-        every: int = 1000,
-        pool: int | None = None,
-        add: int = 5,
-        fixed_pool: bool = False,
-    ) -> None:
-        super().__init__(
-            domain, n_points, generator, dtype, seed, every=every, pool=pool, fixed_pool=fixed_pool
-        )
+    def configure(self, *, add: int = 5, **pool_options: Any) -> None:
+        super().configure(**pool_options)
         self.add = positive_int("add", add)
         if self.add > self.pool:
             raise ValueError(f"rar_g adds {self.add} points from a pool of only {self.pool}")
@@ -154,23 +131,8 @@ class RAD(PoolSampler):
 
     name = "rad"
 
-    def __init__(
-        self,
-        domain: Domain,
-        n_points: int,
-        generator: torch.Generator,
-        dtype: torch.dtype = torch.float32,
-        seed: int = 0,
-        *,
-        every: int = 1000,
-        pool: int | None = None,
-        k: float = 1.0,
-        c: float = 1.0,
-        fixed_pool: bool = False,
-    ) -> None:
-        super().__init__(
-            domain, n_points, generator, dtype, seed, every=every, pool=pool, fixed_pool=fixed_pool
-        )
+    def configure(self, *, k: float = 1.0, c: float = 1.0, **pool_options: Any) -> None:
+        super().configure(**pool_options)
         if self.pool < self.n_points:
             raise ValueError(f"rad draws {self.n_points} points from a pool of only {self.pool}")
         if k < 0 or c < 0:

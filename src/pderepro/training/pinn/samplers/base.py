@@ -4,14 +4,15 @@ A *sampler* owns the collocation points of one training run and moves them betwe
 iterations; a *weighting* turns the points' squared residuals into the residual loss.
 A new sampler or weighting is one module of this package that subclasses
 :class:`Sampler` or :class:`Weighting` with the ``register_*`` decorator, imported in
-the package's ``__init__``; a study file then names it.
+the package's ``__init__``; a study file then names it. A sampler takes its options in
+:meth:`Sampler.configure`, not in an ``__init__`` of its own.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 import torch
 from torch import Tensor
@@ -22,24 +23,27 @@ from pderepro.training.pinn.domain import Domain
 #: calls to score a pool of candidate points (a forward pass with derivatives).
 ResidualAt = Callable[[Tensor], Tensor]
 
+_T = TypeVar("_T", bound="Sampler | Weighting")
+
 SAMPLERS: dict[str, type[Sampler]] = {}
 WEIGHTINGS: dict[str, type[Weighting]] = {}
 
 
-def register_sampler(cls: type[Sampler]) -> type[Sampler]:
-    """Class decorator: register a sampler under its ``name``."""
-    if cls.name in SAMPLERS:
-        raise ValueError(f"sampler {cls.name!r} registered twice")
-    SAMPLERS[cls.name] = cls
-    return cls
+def _registrar(registry: dict[str, type[Any]], kind: str) -> Callable[[type[_T]], type[_T]]:
+    """A class decorator that registers a ``kind`` under its ``name`` in ``registry``."""
+
+    def register(cls: type[_T]) -> type[_T]:
+        if cls.name in registry:
+            raise ValueError(f"{kind} {cls.name!r} registered twice")
+        registry[cls.name] = cls
+        return cls
+
+    register.__doc__ = f"Class decorator: register a {kind} under its ``name``."
+    return register
 
 
-def register_weighting(cls: type[Weighting]) -> type[Weighting]:
-    """Class decorator: register a weighting under its ``name``."""
-    if cls.name in WEIGHTINGS:
-        raise ValueError(f"weighting {cls.name!r} registered twice")
-    WEIGHTINGS[cls.name] = cls
-    return cls
+register_sampler = _registrar(SAMPLERS, "sampler")
+register_weighting = _registrar(WEIGHTINGS, "weighting")
 
 
 class Sampler(ABC):
@@ -58,7 +62,8 @@ class Sampler(ABC):
     seed : int
         Seeds a ``scipy.stats.qmc`` initial set.
     **options
-        The sampler's own settings (the study file's ``sampler_options``).
+        The sampler's own settings (the study file's ``sampler_options``), passed to
+        :meth:`configure`: a subclass takes them there, never in its own ``__init__``.
     """
 
     name: ClassVar[str] = ""
@@ -77,6 +82,13 @@ class Sampler(ABC):
         self.generator = generator
         self.dtype = dtype
         self.seed = int(seed)
+        self.configure(**options)
+
+    @abstractmethod
+    def configure(self, **options: Any) -> None:
+        """Check and store the sampler's own ``options`` (keyword-only, with defaults: an
+        unknown one is a TypeError) and draw the initial points. Called by ``__init__``
+        once the arguments above are set."""
 
     @property
     @abstractmethod

@@ -13,7 +13,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from pderepro.training.pinn.domain import POINT_SETS, Domain
+from pderepro.training.pinn.domain import POINT_SETS
 from pderepro.training.pinn.samplers.base import ResidualAt, Sampler, register_sampler
 
 
@@ -25,9 +25,13 @@ def positive_int(name: str, value: Any) -> int:
 
 
 class PointSetSampler(Sampler):
-    """A sampler that holds its current points ``(n, 2)`` in ``self._points``."""
+    """A sampler that holds its current points ``(n, 2)`` in ``self._points``: by default
+    an initial set of ``n_points`` uniform points drawn with the run's generator."""
 
     _points: Tensor
+
+    def configure(self) -> None:
+        self._points = self.uniform(self.n_points)  # (n, 2)
 
     @property
     def points(self) -> Tensor:
@@ -65,21 +69,12 @@ class Fixed(PointSetSampler):
 
     name = "fixed"
 
-    def __init__(
-        self,
-        domain: Domain,
-        n_points: int,
-        generator: torch.Generator,
-        dtype: torch.dtype = torch.float32,
-        seed: int = 0,
-        *,
-        point_set: str = "sobol",
-    ) -> None:
-        super().__init__(domain, n_points, generator, dtype=dtype, seed=seed)
+    def configure(self, *, point_set: str = "sobol") -> None:
+        # not the uniform initial set: the generator is left untouched
         if point_set not in POINT_SETS:
             raise ValueError(f"unknown point set {point_set!r}; choose from {POINT_SETS}")
         self.point_set = point_set
-        self._points = domain.point_set(point_set, self.n_points, self.seed, dtype)  # (n, 2)
+        self._points = self.domain.point_set(point_set, self.n_points, self.seed, self.dtype)
 
     def update(self, iteration: int, residual: Tensor, residual_at: ResidualAt) -> None:
         """Nothing moves."""
@@ -93,17 +88,6 @@ class Uniform(PointSetSampler):
     """
 
     name = "uniform"
-
-    def __init__(
-        self,
-        domain: Domain,
-        n_points: int,
-        generator: torch.Generator,
-        dtype: torch.dtype = torch.float32,
-        seed: int = 0,
-    ) -> None:
-        super().__init__(domain, n_points, generator, dtype=dtype, seed=seed)
-        self._points = self.uniform(self.n_points)  # (n, 2)
 
     def update(self, iteration: int, residual: Tensor, residual_at: ResidualAt) -> None:
         """Replace every point by a fresh uniform one."""

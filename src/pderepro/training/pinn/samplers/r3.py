@@ -32,7 +32,6 @@ import math
 import torch
 from torch import Tensor
 
-from pderepro.training.pinn.domain import Domain
 from pderepro.training.pinn.samplers.base import ResidualAt, register_sampler
 from pderepro.training.pinn.samplers.basic import PointSetSampler
 
@@ -46,16 +45,8 @@ class R3(PointSetSampler):
 
     name = "r3"
 
-    def __init__(
-        self,
-        domain: Domain,
-        n_points: int,
-        generator: torch.Generator,
-        dtype: torch.dtype = torch.float32,
-        seed: int = 0,
-    ) -> None:
-        super().__init__(domain, n_points, generator, dtype=dtype, seed=seed)
-        self._points = self.uniform(self.n_points)  # (n, 2)
+    def configure(self) -> None:
+        super().configure()  # the uniform initial population
         self.retained_fraction = 0.0
 
     def retain_release_resample(self, fitness: Tensor) -> None:
@@ -100,13 +91,8 @@ class CausalR3(R3):
 
     name = "causal_r3"
 
-    def __init__(
+    def configure(
         self,
-        domain: Domain,
-        n_points: int,
-        generator: torch.Generator,
-        dtype: torch.dtype = torch.float32,
-        seed: int = 0,
         *,
         alpha: float = 5.0,
         gamma: float = -0.5,
@@ -115,7 +101,7 @@ class CausalR3(R3):
         clip: float = 0.1,
         power: float = 2.0,
     ) -> None:
-        super().__init__(domain, n_points, generator, dtype=dtype, seed=seed)
+        super().configure()
         if alpha <= 0 or eta < 0 or epsilon < 0 or clip <= 0 or power <= 0:
             raise ValueError(
                 "causal_r3 needs alpha > 0, eta >= 0, epsilon >= 0, clip > 0 and power > 0; got "
