@@ -184,11 +184,16 @@ def test_paper_trainings_fit_the_longest_cluster_job():
     assert all(j.gpus == 1 for j in training)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="not yet segmented (issue 47): the LES DNS truth runs (generate_truth, 4 jobs up "
-    "to 22 days on a CPU core)",
-)
+def test_paper_dns_truth_runs_fit_the_longest_cluster_job_in_segments():
+    """The LES study's DNS truth runs (up to 22 days on a core) run as generate_truth_segment
+    jobs, each of a run's jobs reading the one before, the last reading them all."""
+    limit = _plan("paper").config["cluster"]["max_job_minutes"]
+    jobs = [j for j in _paper_jobs() if j.rule in ("generate_truth", "generate_truth_segment")]
+    segments = [j for j in jobs if j.rule == "generate_truth_segment"]
+    assert {j.wildcards["study"] for j in segments} == {"les_turbulence"}
+    assert max(j.minutes for j in jobs) <= limit
+
+
 def test_every_paper_job_fits_the_longest_cluster_job():
     limit = _plan("paper").config["cluster"]["max_job_minutes"]
     over = [(j.rule, j.minutes) for j in _paper_jobs() if j.minutes > limit]

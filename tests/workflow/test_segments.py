@@ -7,11 +7,14 @@ import shutil
 import pandas as pd
 import pytest
 import torch
+import xarray as xr
 
 from tests.workflow.helpers import snakemake
 
 pytestmark = pytest.mark.slow
 TABLE = "results/fno_burgers/tables/resolution.csv"
+#: What differs between two runs of the same DNS: its timings and when it was written.
+TIMING_ATTRS = ("wall_seconds", "wall_s_per_member_time", "created_utc", "history")
 
 
 def test_segmented_training_gives_the_unsegmented_table(smoke_run, tmp_path):
@@ -45,3 +48,25 @@ def test_segmented_step_runs_end_with_the_unsegmented_weights(smoke_run, tmp_pat
         metrics = pd.read_csv(segmented.with_name("metrics.csv"))
         expected = pd.read_csv(path.with_name("metrics.csv"))
         pd.testing.assert_series_equal(metrics["rel_l2"], expected["rel_l2"])
+
+
+def test_segmented_dns_truth_gives_the_one_job_file(smoke_run, tmp_path):
+    """The LES study's DNS truth runs as generate_truth_segment jobs, then generate_truth
+    gathering them, write the one-job truth files' values (only timings and dates differ)."""
+    workdir = tmp_path / "copy"
+    shutil.copytree(smoke_run, workdir, symlinks=True, ignore=shutil.ignore_patterns("locks"))
+    truth = sorted((smoke_run / "data/raw/les_turbulence").rglob("*.nc"))
+    assert truth, "the smoke run wrote no DNS truth"
+    targets = [str(p.relative_to(smoke_run)) for p in truth]
+    config = ("preset=smoke", "studies=[les_turbulence]", "cluster={min_segments: 3}")
+    result = snakemake("--cores", "2", "--config", *config, "--", *targets, cwd=workdir,
+                       timeout=1200)  # fmt: skip
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert len(list((workdir / "data/interim/les_turbulence").rglob("segment1.pt"))) == len(truth)
+    for path in truth:
+        one = xr.load_dataset(path)
+        cut = xr.load_dataset(workdir / path.relative_to(smoke_run))
+        for ds in (one, cut):
+            for key in TIMING_ATTRS:
+                ds.attrs.pop(key)
+        xr.testing.assert_identical(one, cut)

@@ -12,6 +12,9 @@ wildcard_constraints:
 
 
 rule generate_truth:
+    input:
+        # a run longer than cluster.max_job_minutes: this job is its last segment
+        resume=from_plan(truth_segments.previous_segments),
     output:
         "data/raw/{study}/{setup}/{role}.nc",
     log:
@@ -23,17 +26,56 @@ rule generate_truth:
     threads: 1
     resources:
         mem_mb=from_plan(closures.truth_mem_mb),
-        runtime=from_plan(closures.truth_runtime),
+        runtime=from_plan(truth_segments.segment_runtime),
     params:
         **stage_params(
             system_stage("generate_truth"),
-            job=lambda wildcards, output, threads: {
+            job=lambda wildcards, input, output, threads: {
                 "role": wildcards.role,
                 "output": output[0],
                 "threads": threads,
+                # only a resumable system's truth is ever cut (truth_segments)
+                **({"resume": list(input.resume)} if input.resume else {}),
             },
             # the system, the setup's parameter, truth sizes, seed, title
             settings=from_plan(closures.truth_params),
+        ),
+    script:
+        STAGE_SCRIPT
+
+
+# The segments before the last of a truth run longer than cluster.max_job_minutes (the
+# turbulence DNS): each steps from the previous one's state up to its stop step and saves
+# its state and its own snapshots.
+rule generate_truth_segment:
+    input:
+        resume=from_plan(truth_segments.previous_segments),
+    output:
+        state=truth_segments.SEGMENT,
+    log:
+        "results/logs/generate_truth_segment/{study}/{setup}/{role}/segment{segment}.log",
+    benchmark:
+        BENCHMARKS["generate_truth_segment"]
+    conda:
+        ENV
+    threads: 1
+    resources:
+        mem_mb=from_plan(truth_segments.segment_mem_mb),
+        runtime=from_plan(truth_segments.segment_runtime),
+    params:
+        **stage_params(
+            system_stage("generate_truth"),
+            job=lambda wildcards, input, output, threads: {
+                "role": wildcards.role,
+                "output": None,
+                "threads": threads,
+                "resume": list(input.resume),
+                "state": output.state,
+            },
+            settings=lambda wildcards: {
+                **from_plan(closures.truth_params)(wildcards),
+                "stop_step": from_plan(truth_segments.stop_step)(wildcards),
+            },
         ),
     script:
         STAGE_SCRIPT

@@ -23,6 +23,7 @@ from pderepro.studies import (
     resolve_config,
     run_segments,
     training_segments,
+    truth_segments,
 )
 from pderepro.studies.base import BENCHMARKS
 

@@ -124,6 +124,10 @@ class ClosureSystemSpec:
     seeded_families : tuple of str
         Closure families that may be fitted from several seeds (a closure's ``seeds``):
         the online scores are then the seeds' mean and spread.
+    resumable_truth : bool
+        Whether the truth stage runs in resumable segments (``resume``, ``stop_step`` and
+        ``state``), so that a run longer than a cluster job is cut
+        (:mod:`pderepro.studies.truth_segments`).
     fit_params, online_params, floor_params : callable
         ``(study, closure) -> dict``, ``study -> dict``, ``study -> dict``: the settings the
         system's ``fit_closure``, ``evaluate_online`` and ``truth_floor`` stages take.
@@ -148,6 +152,7 @@ class ClosureSystemSpec:
     checks: Callable[[str, Mapping[str, Any]], None] = field(default=lambda where, study: None)
     uses_forecasts: bool = False
     seeded_families: tuple[str, ...] = ()
+    resumable_truth: bool = False
 
     @property
     def schema_path(self) -> Path:
@@ -207,6 +212,7 @@ CLOSURE_SYSTEMS: dict[str, ClosureSystemSpec] = {
         online_params=turbulence_online,
         floor_params=lambda study: {"online": study["online"], "system": study["system"]},
         online_caption=turbulence_caption,
+        resumable_truth=True,  # the DNS: pderepro.data.dns_segments
     ),
     "shallow_water1d": ClosureSystemSpec(
         solver="shallow_water1d",

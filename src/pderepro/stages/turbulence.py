@@ -9,8 +9,7 @@ Lorenz-96 system's stages are in :mod:`pderepro.stages.closures`, and the workfl
 from __future__ import annotations
 
 import logging
-import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +20,7 @@ import xarray as xr
 
 from pderepro.data.closure_pairs import write_pair_blocks
 from pderepro.data.closure_systems import truth_run_size, truth_seed
+from pderepro.data.dns_segments import DnsSegment
 from pderepro.data.io import atomic_write, ensure_free_space, open_netcdf, write_netcdf
 from pderepro.data.provenance import provenance_attrs
 from pderepro.data.turbulence import spin_up_and_snapshots
@@ -53,28 +53,37 @@ N_SCATTER = 2000
 
 def run_generate_truth_turbulence(
     *, system: Mapping[str, Any], beta: float, role: str, truth: Mapping[str, Any], seed: int,
-    output: str, title: str, threads: int = 1,
+    output: str | None, title: str, threads: int = 1, resume: Sequence[str] = (),
+    stop_step: int | None = None, state: str | None = None,
 ) -> None:  # fmt: skip
     """One DNS run of a case: ``pairs`` keep snapshots every ``truth.save_interval`` for the LES
     pairs; ``climate`` holds two independent ensembles (``ensemble`` 0: the reference, 1: the
     noise floor) every ``truth.climate_save_interval``. Both discard ``truth.spinup_time``.
 
-    The wall time per member and simulated time unit is recorded (``wall_s_per_member_time``),
-    the denominator of the LES cost ratio.
+    A run longer than a cluster job runs in segments (:mod:`pderepro.data.dns_segments`): a
+    segment job steps from the state ``resume[-1]`` up to DNS step ``stop_step`` and saves its
+    ``state`` (no ``output``); the run's own job resumes from the last, gathers the snapshots of
+    every segment in ``resume`` and writes ``output``.
+
+    The wall time per member and simulated time unit is recorded (``wall_s_per_member_time``,
+    over all the segments), the denominator of the LES cost ratio.
     """
     set_threads(threads)
     members, run_time, interval = truth_run_size(truth, role)
     n_snapshots = round(run_time / interval)
     problem = dns_problem(system, beta)
     n = problem.resolution
-    ensure_free_space(output, 1.2 * members * n_snapshots * n * n * 4 + 1e6, what=role)
+    if stop_step is None:
+        ensure_free_space(output, 1.2 * members * n_snapshots * n * n * 4 + 1e6, what=role)
     run_seed = truth_seed(seed, role, beta)
-    clock = time.perf_counter()
     ds = spin_up_and_snapshots(
         problem, n_members=members, seed=run_seed, spin_up_time=truth["spinup_time"],
         n_snapshots=n_snapshots, snapshot_interval=interval, device="cpu",
+        segment=DnsSegment(resume=tuple(resume), stop=stop_step, save=state),
     )  # fmt: skip
-    wall = time.perf_counter() - clock
+    if ds is None:  # a segment: its state is saved
+        return
+    wall = ds.attrs.pop("dns_wall_seconds")
     simulated = truth["spinup_time"] + (n_snapshots - 1) * interval
     if role == "climate":
         ds = ds.assign_coords(ensemble=("member", np.arange(members) // (members // 2)))

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from pderepro.config import load_yaml
-from pderepro.studies import neural_spectral, physics_informed, run_segments
+from pderepro.studies import neural_spectral, physics_informed, run_segments, truth_segments
 from pderepro.studies.base import StudyKind
 from pderepro.studies.claims import CLAIMS_TARGETS, active, claims_studies
 from pderepro.studies.kinds import KINDS
@@ -130,6 +130,9 @@ class Plan:
                 for n, s in self.studies.items()
                 if self.kind(n).name == kind
             )
+        counts["generate_truth_segment"] = sum(
+            truth_segments.segment_jobs(self, n) for n in self.of_kind("closures")
+        )
         return +counts  # drop rules with no job
 
     def claims_studies(self) -> dict[str, dict[str, Any]]:

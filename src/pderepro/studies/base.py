@@ -32,6 +32,9 @@ BENCHMARKS = {
     ),
     "validate_solvers": "results/benchmarks/validate_solvers/validate_solvers.tsv",
     "generate_truth": "results/benchmarks/generate_truth/{study}/{setup}/{role}.tsv",
+    "generate_truth_segment": (
+        "results/benchmarks/generate_truth_segment/{study}/{setup}/{role}/segment{segment}.tsv"
+    ),
     "coarse_grain": "results/benchmarks/coarse_grain/{study}/{setup}.tsv",
     "fit_closure": "results/benchmarks/fit_closure/{study}/{closure}.tsv",
     "evaluate_online": "results/benchmarks/evaluate_online/{study}/{closure}.tsv",
