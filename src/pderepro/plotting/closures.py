@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -13,6 +14,8 @@ import xarray as xr
 from pderepro.plotting.style import apply_theme, legend_outside, save_figure
 
 TRUTH_STYLE = {"color": "black", "linewidth": 2.0, "zorder": 5}
+#: A noise floor (a second truth ensemble, scored like a closure) drawn as a line.
+FLOOR_STYLE = {"color": "0.5", "linewidth": 0.9, "linestyle": "--", "zorder": 4}
 
 
 def _palette(labels: Sequence[str]) -> dict[str, tuple]:
@@ -23,25 +26,44 @@ def _save(fig: plt.Figure, outputs: Mapping[str, str], name: str) -> None:
     save_figure(fig, outputs[f"{name}_png"], outputs[f"{name}_pdf"])
 
 
+def _finish(
+    fig: plt.Figure, outputs: Mapping[str, str], name: str, title: str,
+    fontsize: str | float = "medium",
+) -> None:  # fmt: skip
+    """Give ``fig`` its suptitle and write it to ``outputs["<name>_png" / "<name>_pdf"]``."""
+    fig.suptitle(title, fontsize=fontsize)
+    _save(fig, outputs, name)
+
+
 def _panels(n: int, width: float = 3.6) -> tuple[plt.Figure, np.ndarray]:
     fig, axes = plt.subplots(1, n, figsize=(width * n, 3.4), squeeze=False)
     return fig, axes[0]
 
 
+class _SetupCurve(NamedTuple):
+    """A per-setup figure's curve: ``y`` (and the truth's ``<y>_truth``) against ``x``, the
+    axis labels, and whether ``y`` is mass per bin, drawn as a density."""
+
+    x: str
+    y: str
+    labels: tuple[str, str]
+    density: bool = False
+
+
+#: The per-setup figures, by name (:func:`_per_setup`).
+SETUP_CURVES = {
+    "climate_pdfs": _SetupCurve("x_value", "pdf", ("X", "probability density"), density=True),
+    "autocorrelation": _SetupCurve("lag", "acf", ("lag (time units)", "autocorrelation of X")),
+}
+
+
 def _per_setup(
-    online: Sequence[xr.Dataset],
-    outputs: Mapping[str, str],
-    title: str,
-    *,
-    name: str,
-    x: str,
-    y: str,
-    labels: tuple[str, str],
-    setups: Mapping[str, float],
-    density: bool = False,
-) -> None:
-    """One panel per setup, ordered by the setup's parameter (Lorenz-96: the forcing F):
-    the truth's ``<y>_truth`` (black) and every closure's ``<y>``."""
+    online: Sequence[xr.Dataset], outputs: Mapping[str, str], title: str,
+    setups: Mapping[str, float], name: str,
+) -> None:  # fmt: skip
+    """Figure ``name`` (:data:`SETUP_CURVES`): one panel per setup, ordered by the setup's
+    parameter (Lorenz-96: the forcing F), the truth (black) and every closure."""
+    x, y, labels, density = SETUP_CURVES[name]
     models = [ds for ds in online if ds.attrs["closure"] != "truth"]
     colours = _palette([ds.attrs["label"] for ds in models])
     setups = sorted(online[0]["setup"].to_numpy(), key=lambda s: setups[str(s)])
@@ -56,8 +78,7 @@ def _per_setup(
                     color=colours[ds.attrs["label"]])  # fmt: skip
         ax.set(title=setup, xlabel=labels[0], ylabel=labels[1])
     legend_outside(axes[-1])
-    fig.suptitle(title, fontsize="medium")
-    _save(fig, outputs, name)
+    _finish(fig, outputs, name, title)
 
 
 def plot_climate_pdfs(
@@ -65,8 +86,7 @@ def plot_climate_pdfs(
     setups: Mapping[str, float],
 ):  # fmt: skip
     """PDF of X per setup: truth (black) against every closure."""
-    _per_setup(online, outputs, title, name="climate_pdfs", x="x_value", y="pdf",
-               labels=("X", "probability density"), setups=setups, density=True)  # fmt: skip
+    _per_setup(online, outputs, title, setups, "climate_pdfs")
 
 
 def plot_autocorrelation(
@@ -74,8 +94,7 @@ def plot_autocorrelation(
     setups: Mapping[str, float],
 ):  # fmt: skip
     """Autocorrelation of X against lag per setup, truth against closures."""
-    _per_setup(online, outputs, title, name="autocorrelation", x="lag", y="acf",
-               labels=("lag (time units)", "autocorrelation of X"), setups=setups)  # fmt: skip
+    _per_setup(online, outputs, title, setups, "autocorrelation")
 
 
 def plot_forecast_skill(
@@ -134,8 +153,7 @@ def plot_extrapolation(
         ax.plot(floor["F"], floor[metric], marker="s", label="truth floor", **TRUTH_STYLE)
         ax.set(yscale="log", xlabel="forcing F", ylabel=metric)
     legend_outside(axes[-1])
-    fig.suptitle(f"{title}: climate error against forcing", fontsize="medium")
-    _save(fig, outputs, "extrapolation")
+    _finish(fig, outputs, "extrapolation", f"{title}: climate error against forcing")
 
 
 def plot_closure_figures(

@@ -23,10 +23,9 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from pderepro.plotting.closures import TRUTH_STYLE, _palette, _save
+from pderepro.plotting.closures import FLOOR_STYLE, TRUTH_STYLE, _finish, _palette, _save
 from pderepro.plotting.style import apply_theme, legend_outside
 
-FLOOR_STYLE = {"color": "0.5", "linewidth": 0.9, "linestyle": "--", "zorder": 4}
 FINE_STYLE = {"color": "0.6", "linewidth": 0.6, "zorder": 3}
 
 
@@ -70,8 +69,7 @@ def _solutions(models, truth, table, outputs, title, setups, training_setup, col
             ax.set_ylabel("depth h")
         axes[-1, j].set_xlabel("x")
     legend_outside(axes[0, -1])
-    fig.suptitle(f"{title}: depth of run 0", fontsize=9)
-    _save(fig, outputs, "sw_solutions")
+    _finish(fig, outputs, "sw_solutions", f"{title}: depth of run 0", fontsize=9)
 
 
 def _error_energy(models, truth, table, outputs, title, setups, training_setup, colours):
@@ -95,8 +93,7 @@ def _error_energy(models, truth, table, outputs, title, setups, training_setup, 
         axes[1, j].set_ylabel("available energy")
         axes[1, j].set_xlabel("time since the start")
     legend_outside(axes[0, -1])
-    fig.suptitle(f"{title}: error and energy over time", fontsize=9)
-    _save(fig, outputs, "sw_error_energy")
+    _finish(fig, outputs, "sw_error_energy", f"{title}: error and energy over time", fontsize=9)
 
 
 def _out_of_regime(table, outputs, title, setups, training_setup, styles):
@@ -146,8 +143,7 @@ def _offline_fit(offline, outputs, title):
         ax.set_title(f"{name}, test block of {setup}", fontsize=8)
     if learned:
         legend_outside(axes[0, -1])
-    fig.suptitle(f"{title}: offline fit", fontsize=9)
-    _save(fig, outputs, "sw_offline_fit")
+    _finish(fig, outputs, "sw_offline_fit", f"{title}: offline fit", fontsize=9)
 
 
 def plot_shallow_water_figures(

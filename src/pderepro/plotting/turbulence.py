@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import matplotlib.pyplot as plt
 import matplotlib.ticker as mticker
@@ -17,14 +18,15 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from pderepro.plotting.closures import TRUTH_STYLE, _palette, _panels, _save
+from pderepro.plotting.closures import FLOOR_STYLE, TRUTH_STYLE, _finish, _palette, _panels
 from pderepro.plotting.style import apply_theme, legend_outside
 
 log = logging.getLogger(__name__)
 
 SMAGORINSKY_CS = 0.17  # textbook (Lilly) constant, the reference line of the C_s panel
 TAIL_SIGMA = 3.0  # half-width of the fields' colour scale in reference sigmas
-FLOOR_STYLE = {"color": "0.5", "linewidth": 0.9, "linestyle": "--", "zorder": 4}
+#: Dotted marks of a threshold: the largest scored shell, the tails of the PDFs.
+MARK_STYLE = {"color": "0.3", "linestyle": ":", "linewidth": 1.0}
 NO_RL_TEXT = "no RL closure in this study"
 
 
@@ -61,6 +63,64 @@ def _legend_label(table: pd.DataFrame, ds: xr.Dataset, case: str | None = None) 
     return f"{ds.attrs['label']} ({n} blew up)" if n else ds.attrs["label"]
 
 
+@dataclass(frozen=True)
+class CaseCurves:
+    """The online curves of a study with what its per-case figures read of them.
+
+    Parameters
+    ----------
+    online : sequence of xarray.Dataset
+        One per closure, plus the DNS noise floor (attrs ``closure == "truth"``) if any.
+    table : pandas.DataFrame
+        The online table, for the blown-up runs in legends.
+    title : str
+        The study's title, prefixed to figure titles.
+    training_setup : str
+        The case the closures were trained on.
+    setups : mapping of str to float
+        Case name to its beta (1/(length time)), the order of the panels.
+    """
+
+    online: Sequence[xr.Dataset]
+    table: pd.DataFrame
+    title: str
+    training_setup: str
+    setups: Mapping[str, float]
+
+    @property
+    def models(self) -> list[xr.Dataset]:
+        """The closures' datasets."""
+        return _split(self.online)[0]
+
+    @property
+    def truth(self) -> xr.Dataset | None:
+        """The noise floor's dataset (None when absent)."""
+        return _split(self.online)[1]
+
+    @property
+    def reference(self) -> xr.Dataset:
+        """The dataset whose truth curves, cases and shells the figures use."""
+        return self.truth if self.truth is not None else self.online[0]
+
+    @property
+    def colours(self) -> dict[str, tuple]:
+        """Each closure's colour, by label."""
+        return _palette([ds.attrs["label"] for ds in self.models])
+
+    @property
+    def cases(self) -> list[str]:
+        """The reference's cases, ordered by beta."""
+        return _cases(self.reference, self.setups)
+
+    def case_title(self, case: str) -> str:
+        """Panel title of ``case``: its beta, and whether it is the training case."""
+        return _case_title(case, self.training_setup, self.setups)
+
+    def label(self, ds: xr.Dataset, case: str | None = None) -> str:
+        """Legend label of the closure of ``ds`` with its blown-up runs (in ``case``)."""
+        return _legend_label(self.table, ds, case)
+
+
 def _positive(values: xr.DataArray) -> np.ndarray:
     """Values with non-positive entries masked, so log axes drop them instead of clipping."""
     values = np.asarray(values, dtype=float)
@@ -74,24 +134,21 @@ def _integer_shell_ticks(ax: plt.Axes) -> None:
     ax.xaxis.set_minor_formatter(mticker.NullFormatter())
 
 
-def plot_spectra(
-    online: Sequence[xr.Dataset],
-    table: pd.DataFrame,
-    outputs: Mapping[str, str],
-    title: str,
-    training_setup: str,
-    setups: Mapping[str, float],
-) -> None:
+def plot_spectra(curves: CaseCurves, outputs: Mapping[str, str]) -> None:
     """Enstrophy and energy shell spectra per case, filtered DNS against every closure.
 
     One row per case (ordered by beta), two log-log panels against shell K >= 1: the
     filtered DNS (black), the DNS noise floor (the second ensemble, dashed grey), each
     closure coloured, and a dotted line at the largest scored shell ``k_max``.
+
+    Parameters
+    ----------
+    curves : CaseCurves
+        The study's online curves.
+    outputs : mapping of str to str
+        ``spectra_png`` and ``spectra_pdf`` paths.
     """
-    models, truth = _split(online)
-    reference = truth if truth is not None else online[0]
-    colours = _palette([ds.attrs["label"] for ds in models])
-    cases = _cases(reference, setups)
+    reference, truth, colours, cases = curves.reference, curves.truth, curves.colours, curves.cases
     fig, axes = plt.subplots(len(cases), 2, figsize=(8.4, 3.2 * len(cases)), squeeze=False,
                              layout="constrained")  # fmt: skip
     k_max = reference.attrs.get("k_max")
@@ -107,26 +164,24 @@ def plot_spectra(
                     **TRUTH_STYLE)  # fmt: skip
             if truth is not None:
                 ax.plot(shells, _positive(ref[spec]), label="DNS noise floor", **FLOOR_STYLE)
-            for ds in models:
+            for ds in curves.models:
                 curve = ds.sel(case=case).sel(shell=shells)
-                ax.plot(shells, _positive(curve[spec]), label=_legend_label(table, ds),
+                ax.plot(shells, _positive(curve[spec]), label=curves.label(ds),
                         color=colours[ds.attrs["label"]])  # fmt: skip
             if k_max is not None:
-                ax.axvline(k_max, color="0.3", linestyle=":", linewidth=1.0,
-                           label=f"k_max = {int(k_max)}")  # fmt: skip
+                ax.axvline(k_max, label=f"k_max = {int(k_max)}", **MARK_STYLE)
                 # beyond k_max the shells hold ever fewer advected modes and the spectra
                 # fall by decades: keep the axis on the scored range
                 scored = ref[f"{spec}_truth"].sel(shell=slice(1, int(k_max))).to_numpy()
                 if np.isfinite(scored).any() and np.nanmin(scored) > 0:
                     bottom = 0.1 * np.nanmin(scored)
             ax.set(xscale="log", yscale="log", xlabel="shell K", ylabel=f"{var} spectrum {name}",
-                   title=_case_title(case, training_setup, setups))  # fmt: skip
+                   title=curves.case_title(case))  # fmt: skip
             if bottom is not None:
                 ax.set_ylim(bottom=bottom)
             _integer_shell_ticks(ax)
     legend_outside(axes[0, -1])
-    fig.suptitle(f"{title}: shell spectra", fontsize="medium")
-    _save(fig, outputs, "spectra")
+    _finish(fig, outputs, "spectra", f"{curves.title}: shell spectra")
 
 
 def _case_sigma(ds: xr.Dataset, case: str) -> float:
@@ -134,24 +189,21 @@ def _case_sigma(ds: xr.Dataset, case: str) -> float:
     return float(ds["sigma_truth"].sel(case=case))
 
 
-def plot_vorticity_pdfs(
-    online: Sequence[xr.Dataset],
-    table: pd.DataFrame,
-    outputs: Mapping[str, str],
-    title: str,
-    training_setup: str,
-    setups: Mapping[str, float],
-) -> None:
+def plot_vorticity_pdfs(curves: CaseCurves, outputs: Mapping[str, str]) -> None:
     """PDF of vorticity in units of the reference sigma, one log-y panel per case.
 
     The density is per unit of ``w / sigma_truth`` (mass per bin over the normalised bin
     width), so curves of different cases share a scale; dotted lines mark the tail threshold
     (the curves' ``tail_sigma``).
+
+    Parameters
+    ----------
+    curves : CaseCurves
+        The study's online curves; ``w_value`` and ``sigma_truth`` in 1/time.
+    outputs : mapping of str to str
+        ``vorticity_pdfs_png`` and ``vorticity_pdfs_pdf`` paths.
     """
-    models, truth = _split(online)
-    reference = truth if truth is not None else online[0]
-    colours = _palette([ds.attrs["label"] for ds in models])
-    cases = _cases(reference, setups)
+    reference, colours, cases = curves.reference, curves.colours, curves.cases
     fig, axes = _panels(len(cases), width=3.8)
     fig.set_layout_engine("constrained")  # keeps the suptitle clear of the panel titles
     for ax, case in zip(axes, cases, strict=True):
@@ -160,19 +212,17 @@ def plot_vorticity_pdfs(
         x = np.asarray(ref["w_value"], dtype=float) / sigma
         width = np.gradient(x) if x.size > 1 else np.ones_like(x)  # normalised bin widths
         ax.plot(x, _positive(ref["pdf_truth"] / width), label="filtered DNS", **TRUTH_STYLE)
-        for ds in models:
+        for ds in curves.models:
             pdf = ds.sel(case=case)["pdf"]
-            ax.plot(x, _positive(pdf / width), label=_legend_label(table, ds),
+            ax.plot(x, _positive(pdf / width), label=curves.label(ds),
                     color=colours[ds.attrs["label"]])  # fmt: skip
         tail = float(reference.attrs["tail_sigma"])  # where the tail ratio begins
         for sign in (-1, 1):
-            ax.axvline(sign * tail, color="0.3", linestyle=":", linewidth=1.0,
-                       label=f"±{tail:g}σ tail" if sign > 0 else None)  # fmt: skip
-        panel = f"{_case_title(case, training_setup, setups)}\nσ_truth = {sigma:.3g}"
+            ax.axvline(sign * tail, label=f"±{tail:g}σ tail" if sign > 0 else None, **MARK_STYLE)
+        panel = f"{curves.case_title(case)}\nσ_truth = {sigma:.3g}"
         ax.set(yscale="log", xlabel="w / σ_truth", ylabel="probability density", title=panel)
     legend_outside(axes[-1])
-    fig.suptitle(f"{title}: vorticity PDFs", fontsize="medium")
-    _save(fig, outputs, "vorticity_pdfs")
+    _finish(fig, outputs, "vorticity_pdfs", f"{curves.title}: vorticity PDFs")
 
 
 def plot_rl_training(
@@ -193,8 +243,7 @@ def plot_rl_training(
         fig, ax = plt.subplots(figsize=(5, 3))
         ax.text(0.5, 0.5, NO_RL_TEXT, ha="center", va="center", transform=ax.transAxes)
         ax.set_axis_off()
-        fig.suptitle(f"{title}: RL training", fontsize="medium")
-        _save(fig, outputs, "rl_training")
+        _finish(fig, outputs, "rl_training", f"{title}: RL training")
         return
     fig, (ax_reward, ax_cs) = _panels(2, width=4.5)
     fig.set_layout_engine("constrained")
@@ -208,8 +257,7 @@ def plot_rl_training(
     ax_reward.set(xlabel="environment timesteps", ylabel="mean episode reward", title="reward")
     ax_cs.set(xlabel="environment timesteps", ylabel="mean C_s", title="mean Smagorinsky C_s")
     legend_outside(ax_cs)
-    fig.suptitle(f"{title}: RL training", fontsize="medium")
-    _save(fig, outputs, "rl_training")
+    _finish(fig, outputs, "rl_training", f"{title}: RL training")
 
 
 def _extent(field: xr.DataArray) -> list[float] | None:
@@ -224,20 +272,21 @@ def _extent(field: xr.DataArray) -> list[float] | None:
     return bounds
 
 
-def plot_vorticity_fields(
-    online: Sequence[xr.Dataset],
-    table: pd.DataFrame,
-    outputs: Mapping[str, str],
-    title: str,
-    training_setup: str,
-) -> None:
+def plot_vorticity_fields(curves: CaseCurves, outputs: Mapping[str, str]) -> None:
     """Vorticity snapshots of the training case: DNS, filtered DNS and each closure.
 
     Fields are stored ``w[x, y]``, so the transpose is shown with ``origin="lower"``
     (x horizontal). All panels share a symmetric colour scale of +-3 sigma of the
     filtered DNS; a closure whose every run blew up shows "blew up" instead.
+
+    Parameters
+    ----------
+    curves : CaseCurves
+        The study's online curves; the fields' vorticity in 1/time.
+    outputs : mapping of str to str
+        ``vorticity_fields_png`` and ``vorticity_fields_pdf`` paths.
     """
-    models, truth = _split(online)
+    truth, training_setup = curves.truth, curves.training_setup
     panels: list[tuple[str, xr.DataArray | None]] = []
     if truth is not None:
         snap = truth.sel(case=training_setup)
@@ -246,15 +295,15 @@ def plot_vorticity_fields(
             panels.append((f"DNS ({n_dns}²)", snap["w_dns"]))
         if "w_filtered" in snap:
             panels.append((f"filtered DNS ({n_les}²)", snap["w_filtered"]))
-    for ds in models:
+    for ds in curves.models:
         field = ds.sel(case=training_setup)["w_final"]
-        label = _legend_label(table, ds, training_setup)
+        label = curves.label(ds, training_setup)
         panels.append((label, field if np.isfinite(field).any() else None))
     scale_from = next((f for name, f in panels if name.startswith("filtered")), None)
     if scale_from is not None and np.isfinite(scale_from).any():
         vmax = TAIL_SIGMA * float(np.nanstd(scale_from))
     else:  # no filtered DNS: fall back to the reference sigma of the curves
-        vmax = TAIL_SIGMA * _case_sigma(online[0], training_setup)
+        vmax = TAIL_SIGMA * _case_sigma(curves.online[0], training_setup)
     vmax = vmax if np.isfinite(vmax) and vmax > 0 else 1.0
     ncols = min(4, len(panels))
     nrows = -(-len(panels) // ncols)
@@ -277,8 +326,8 @@ def plot_vorticity_fields(
         ax.set_axis_off()
     if image is not None:
         fig.colorbar(image, ax=axes.ravel().tolist(), shrink=0.8, label="vorticity w")
-    fig.suptitle(f"{title}: vorticity, {training_setup} (training case)", fontsize="medium")
-    _save(fig, outputs, "vorticity_fields")
+    suptitle = f"{curves.title}: vorticity, {training_setup} (training case)"
+    _finish(fig, outputs, "vorticity_fields", suptitle)
 
 
 def plot_turbulence_figures(
@@ -316,12 +365,12 @@ def plot_turbulence_figures(
         Case name to its beta (the beta-plane parameter); panels are ordered by it.
     """
     apply_theme()
-    models, _ = _split(online)
-    labels = [ds.attrs["label"] for ds in models]
+    curves = CaseCurves(online, table, title, training_setup, setups)
+    labels = [ds.attrs["label"] for ds in curves.models]
     labels += [ds.attrs["label"] for ds in offline if ds.attrs["label"] not in labels]
     colours = _palette(labels)  # online labels first, so colours match the other figures
-    plot_spectra(online, table, outputs, title, training_setup, setups)
-    plot_vorticity_pdfs(online, table, outputs, title, training_setup, setups)
+    plot_spectra(curves, outputs)
+    plot_vorticity_pdfs(curves, outputs)
     plot_rl_training(offline, colours, outputs, title)
-    plot_vorticity_fields(online, table, outputs, title, training_setup)
+    plot_vorticity_fields(curves, outputs)
     log.info("wrote the turbulence figures: %s", ", ".join(sorted(outputs)))

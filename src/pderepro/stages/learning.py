@@ -120,25 +120,12 @@ def run_train(
     file; ``history`` is then None); the next segment, and the last one (this rule's
     own job, which writes the checkpoint and history), start from ``resume_from``.
     """
+    arguments = dict(locals())  # first: exactly this stage's keyword arguments
     cfg = TrainingConfig.from_mapping(training)
     rank, local_rank, world_size = distributed.world()
     if cfg.devices > 1 and world_size == 1:
-        kwargs = dict(
-            train_path=train_path,
-            validation_path=validation_path,
-            stats_path=stats_path,
-            checkpoint=checkpoint,
-            history=history,
-            study=study,
-            model=model,
-            spec=dict(spec),
-            training=dict(training),
-            seed=seed,
-            resolution=resolution,
-            threads=threads,
-            resume_from=resume_from,
-            stop_epoch=stop_epoch,
-        )
+        # one process per device runs this stage again, with plain-dict config slices
+        kwargs = {**arguments, "spec": dict(spec), "training": dict(training)}
         distributed.launch(run_train, kwargs, cfg.devices)
         return
     set_threads(max(1, threads // world_size))
@@ -230,6 +217,18 @@ def run_train(
     save_checkpoint(checkpoint, metadata=meta, model=wrapped.cpu().state_dict())
     atomic_write(history, lambda tmp: pd.DataFrame(rows).to_csv(tmp, index=False))
     resume.unlink(missing_ok=True)
+
+
+#: The metrics columns of a no-learning reference that a trained run fills from its training.
+_BASELINE_RUN = {
+    "seed": 0,
+    "n_params": 0,
+    "selected_epoch": np.nan,
+    "val_rel_l2": np.nan,
+    "device": "CPU (numpy)",
+    "inference_s_per_sample": np.nan,  # not timed: the cost table compares surrogates
+    "inference_device": "",
+}
 
 
 def _write_metrics(path: str, errors: np.ndarray, **run: Any) -> None:
@@ -341,19 +340,6 @@ def run_baseline(
         context["train_targets"] = train_targets.numpy().astype(np.float64)
     pred = BASELINES[baseline](inputs, **context)
     errors = relative_l2_numpy(pred, targets.numpy())
-    _write_metrics(
-        metrics,
-        errors,
-        study=study,
-        model=baseline,
-        label=label,
-        resolution=resolution,
-        seed=0,
-        n_params=0,
-        selected_epoch=np.nan,
-        val_rel_l2=np.nan,
-        device="CPU (numpy)",
-        inference_s_per_sample=np.nan,  # not timed: the cost table compares surrogates
-        inference_device="",
-    )
+    run = {"study": study, "model": baseline, "label": label, "resolution": resolution}
+    _write_metrics(metrics, errors, **run, **_BASELINE_RUN)
     _write_predictions(test, pred, predictions, label=label, n_keep=n_keep)
