@@ -39,11 +39,17 @@ def test_one_task_job_runs_every_method_and_meets_the_volume(tmp_path):
     methods = {k: {"optimiser": k, "iterations": 5, "seeded": k == "cnn_lbfgs"}
                for k in OPTIMISERS}  # fmt: skip
     task = {"family": "cantilever", "nelx": 12, "nely": 6, "volume": 0.4, "filter_radius": 1.5}
-    metrics = tmp_path / "m.csv"
-    run_design_task(metrics=str(metrics), designs=str(tmp_path / "d.nc"), task_key="t",
-                    task=task, methods=methods, seeds=2,
-                    network={"latent": 8, "channels": [8, 8, 4, 4, 1]})  # fmt: skip
+    metrics, histories = tmp_path / "m.csv", tmp_path / "h.csv"
+    run_design_task(metrics=str(metrics), designs=str(tmp_path / "d.nc"),
+                    histories=str(histories), task_key="t", task=task, methods=methods,
+                    seeds=2, network={"latent": 8, "channels": [8, 8, 4, 4, 1]})  # fmt: skip
     runs = pd.read_csv(metrics)
+    # the histories: every evaluation of every run, the last one the final design's own
+    curves = pd.read_csv(histories)
+    per_run = curves.groupby(["method", "seed"])
+    counts = per_run.size().reset_index(name="n").merge(runs, on=["method", "seed"])
+    assert (counts["n"] == counts["evaluations"].clip(lower=1)).all()
+    assert (per_run["evaluation"].min() == 0).all()
     assert sorted(runs["method"].value_counts().items()) == sorted(
         {**{k: 1 for k in OPTIMISERS}, "cnn_lbfgs": 2}.items()
     )

@@ -1,5 +1,6 @@
 # Design studies: one job per task running every method on the same physics, the tasks
-# and wins tables, the figure of the designs (pderepro.studies.design).
+# and wins tables, the figures of the designs and of the compliance against evaluations
+# (pderepro.studies.design).
 from pderepro.studies import design
 
 
@@ -7,6 +8,7 @@ rule design_task:
     output:
         metrics=design.METRICS,
         designs=design.DESIGNS,
+        histories=design.HISTORIES,
     log:
         "results/logs/design_task/{study}/{task}.log",
     benchmark:
@@ -26,6 +28,7 @@ rule design_task:
             job=lambda output, threads: {
                 "metrics": output.metrics,
                 "designs": output.designs,
+                "histories": output.histories,
                 "threads": threads,
             },
             settings=from_plan(design.task_args),
@@ -83,6 +86,31 @@ rule plot_designs:
             job=lambda input, output: {
                 "designs": list(input.designs),
                 "tasks": input.tasks,
+                "outputs": dict(output.items()),
+            },
+            settings=from_plan(design.figure_args),
+        ),
+    script:
+        STAGE_SCRIPT
+
+
+rule plot_design_curves:
+    input:
+        histories=from_plan(design.history_files),
+    output:
+        png="results/{study}/figures/compliance_vs_evaluation.png",
+        pdf="results/{study}/figures/compliance_vs_evaluation.pdf",
+    log:
+        "results/logs/plot_design_curves/{study}.log",
+    wildcard_constraints:
+        study=matching(PLAN.of_kind("design")),
+    conda:
+        ENV
+    params:
+        **stage_params(
+            "run_plot_design_curves",
+            job=lambda input, output: {
+                "histories": list(input.histories),
                 "outputs": dict(output.items()),
             },
             settings=from_plan(design.figure_args),

@@ -1,6 +1,8 @@
-"""The figure of a design study: ``designs``, the final density of every task (rows) and
+"""The figures of a design study: ``designs``, the final density of every task (rows) and
 method (columns, the first seed of a seeded one), black solid and white void, titled with
-the compliance and its percent worse than the task's best design."""
+the compliance and its percent worse than the task's best design; and
+``compliance_vs_evaluation``, each method's compliance against its objective evaluations
+on a few tasks."""
 
 from __future__ import annotations
 
@@ -48,4 +50,35 @@ def plot_designs(
                 ax.set_ylabel(task, fontsize=6, rotation=0, ha="right", va="center")
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
+    save_figure(fig, *paths)
+
+
+def plot_compliance_curves(
+    curves: pd.DataFrame, *, labels: Mapping[str, str], title: str, paths: Sequence[str]
+) -> None:
+    """One panel per task of ``curves`` (the histories' columns: ``task, method, seed,
+    evaluation, compliance``): each method's first seed against its evaluations, log
+    compliance (dimensionless); a one-evaluation method (the uniform design, the
+    no-optimisation reference) as a dashed horizontal line."""
+    apply_theme()
+    order = list(curves["task"].drop_duplicates())
+    fig, axes = plt.subplots(1, len(order), squeeze=False, figsize=(3.6 * len(order), 3.2))
+    for ax, task in zip(axes[0], order, strict=True):
+        of_task = curves[(curves["task"] == task) & (curves["seed"] == 0)]
+        for method, label in labels.items():
+            run = of_task[of_task["method"] == method]
+            if run.empty:
+                continue
+            if len(run) == 1:
+                ax.axhline(run["compliance"].iloc[0], color="0.5", ls="--", lw=1, label=label)
+            else:
+                ax.plot(run["evaluation"], run["compliance"], lw=1.2, label=label)
+        ax.set_yscale("log")
+        ax.set_xlabel("objective evaluation")
+        ax.set_title(task, fontsize=8)
+    axes[0, 0].set_ylabel("compliance")
+    handles, names = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, names, loc="lower center", ncol=len(names), fontsize=7, frameon=False)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout(rect=(0, 0.08, 1, 1))  # room for the legend below the panels
     save_figure(fig, *paths)

@@ -29,6 +29,8 @@ log = logging.getLogger(__name__)
 #: Columns of a task job's metrics file: one row per (method, seed).
 RUN_COLUMNS = ["task", "family", "nelx", "nely", "volume", "method", "seed", "compliance",
                "volume_error", "evaluations", "wall_s"]  # fmt: skip
+#: Columns of a task job's histories file: one row per (method, seed, objective evaluation).
+HISTORY_COLUMNS = ["task", "method", "seed", "evaluation", "compliance"]
 #: The methods every design study may name, by optimiser.
 OPTIMISERS = ("uniform", "oc", "mma", "pixel_lbfgs", "cnn_lbfgs")
 
@@ -59,6 +61,7 @@ def run_design_task(
     *,
     metrics: str,
     designs: str,
+    histories: str,
     task_key: str,
     task: Mapping[str, Any],
     methods: Mapping[str, Mapping[str, Any]],
@@ -77,6 +80,10 @@ def run_design_task(
     designs : str
         NetCDF of the final filtered densities, ``density(run, y, x)``, ``run`` naming
         ``<method>/seed<seed>``.
+    histories : str
+        CSV of :data:`HISTORY_COLUMNS`: the compliance at every objective evaluation of
+        every run (an L-BFGS line search's trial points included; the uniform design's one
+        evaluation at 0).
     task_key : str
         The task's key in the study.
     task : mapping
@@ -98,7 +105,7 @@ def run_design_task(
     structure = build_task(task["family"], task["nelx"], task["nely"])
     filt = cone_filter(task["nelx"], task["nely"], task["filter_radius"])
     volume = float(task["volume"])
-    rows, fields, names = [], [], []
+    rows, fields, names, curves = [], [], [], []
     for key, method in methods.items():
         for seed in range(seeds if method.get("seeded") else 1):
             start = time.perf_counter()
@@ -117,10 +124,15 @@ def run_design_task(
             })  # fmt: skip
             fields.append(run.density)
             names.append(f"{key}/seed{seed}")
+            evaluated = run.history[:-1] or run.history  # the last entry re-scores the final
+            curves += [(task_key, key, seed, i, c) for i, c in enumerate(evaluated)]
             log.info("%s %s seed %d: compliance %.5g in %d evaluations, %.2f s", task_key, key,
                      seed, run.final, rows[-1]["evaluations"], wall)  # fmt: skip
     table = pd.DataFrame(rows, columns=RUN_COLUMNS)
     atomic_write(metrics, lambda tmp: table.to_csv(tmp, index=False, float_format="%.10g"))
+    curve_table = pd.DataFrame(curves, columns=HISTORY_COLUMNS)
+    atomic_write(histories, lambda tmp: curve_table.to_csv(tmp, index=False,
+                                                           float_format="%.10g"))  # fmt: skip
     ds = xr.Dataset(
         {"density": (("run", "y", "x"), np.stack(fields).astype(np.float32))},
         coords={"run": names},
@@ -196,3 +208,16 @@ def run_plot_designs(
             }
     plot_designs(fields, pd.read_csv(tasks), labels=labels, title=title,
                  paths=[outputs["png"], outputs["pdf"]])  # fmt: skip
+
+
+def run_plot_design_curves(
+    *, histories: Sequence[str], outputs: Mapping[str, str], title: str,
+    labels: Mapping[str, str],
+) -> None:  # fmt: skip
+    """Compliance against objective evaluations of a few tasks (one panel each), every
+    method's first seed, the uniform design as the no-optimisation line."""
+    from pderepro.plotting.design import plot_compliance_curves
+
+    curves = pd.concat([pd.read_csv(p) for p in histories], ignore_index=True)
+    plot_compliance_curves(curves, labels=labels, title=title,
+                           paths=[outputs["png"], outputs["pdf"]])  # fmt: skip

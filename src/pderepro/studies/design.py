@@ -26,11 +26,15 @@ from pderepro.studies.base import (
 )
 
 TABLES = ("tasks", "wins")
-#: The study's figures (rule plot_designs makes each).
-FIGURES = ("designs",)
+#: The study's figures: the final designs (rule plot_designs) and the compliance against
+#: objective evaluations of a few tasks (rule plot_design_curves).
+FIGURES = ("designs", "compliance_vs_evaluation")
 #: One task job's outputs.
 METRICS = "results/{study}/tasks/{task}/metrics.csv"
 DESIGNS = "results/{study}/tasks/{task}/designs.nc"
+HISTORIES = "results/{study}/tasks/{task}/histories.csv"
+#: Tasks whose compliance curves the figure shows: the first of each family, up to this.
+CURVE_TASKS = 4
 #: Families the task builder knows (:mod:`pderepro.solvers.elasticity.tasks`), listed here
 #: so that a typo fails at config time without importing the solver.
 FAMILIES = ("mbb_beam", "cantilever", "cantilever_corner", "bridge", "point_bridge")
@@ -155,8 +159,8 @@ class DesignKind(StudyKind):
         return [BENCHMARKS["design_task"].format(study=name, task=k) for k in tasks(study)]
 
     def jobs(self, name: str, study: Mapping[str, Any]) -> Counter[str]:
-        return Counter(design_task=len(tasks(study)), design_tables=1,
-                       plot_designs=len(FIGURES))  # fmt: skip
+        return Counter(design_task=len(tasks(study)), design_tables=1, plot_designs=1,
+                       plot_design_curves=1)  # fmt: skip
 
 
 KIND = DesignKind()
@@ -216,6 +220,20 @@ def metric_files(plan, study: str, **_: Any) -> list[str]:
 
 def design_files(plan, study: str, **_: Any) -> list[str]:
     return [DESIGNS.format(study=study, task=k) for k in tasks(plan.studies[study])]
+
+
+def curve_tasks(study: Mapping[str, Any]) -> list[str]:
+    """The tasks of the curves figure: the first task (in table order) of each family, at
+    most :data:`CURVE_TASKS`."""
+    first: dict[str, str] = {}
+    for key, task in tasks(study).items():
+        first.setdefault(task["family"], key)
+    return list(first.values())[:CURVE_TASKS]
+
+
+def history_files(plan, study: str, **_: Any) -> list[str]:
+    """The histories of the curves figure's tasks."""
+    return [HISTORIES.format(study=study, task=k) for k in curve_tasks(plan.studies[study])]
 
 
 def tables_args(plan, study: str, **_: Any) -> dict[str, Any]:
