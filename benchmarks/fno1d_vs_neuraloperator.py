@@ -18,70 +18,24 @@ Example::
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
-import time
+from pathlib import Path
 
 import torch
-from torch import nn
 
 from pderepro.models import build_model
 
-
-def real_parameter_count(model: nn.Module) -> int:
-    """Trainable parameters, complex entries counted as two reals."""
-    return sum(p.numel() * (2 if p.is_complex() else 1) for p in model.parameters())
+sys.path.insert(0, str(Path(__file__).parent))
+import _neuralop as peer  # noqa: E402  (beside this script: neuraloperator's side)
 
 
-class ChannelFirst(nn.Module):
-    """Adapts a ``(batch, 1, n) -> (batch, 1, n)`` model to ``(batch, n) -> (batch, n)``."""
-
-    def __init__(self, inner: nn.Module) -> None:
-        super().__init__()
-        self.inner = inner
-
-    def forward(self, u: torch.Tensor) -> torch.Tensor:
-        return self.inner(u[:, None, :])[:, 0, :]  # (batch, n)
-
-
-def relative_l2(pred: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
-    """Mean over the batch of ||pred - target|| / ||target||, inputs (batch, n)."""
-    return ((pred - target).norm(dim=1) / target.norm(dim=1)).mean()
-
-
-def train_epoch(model: nn.Module, inputs: torch.Tensor, targets: torch.Tensor, batch: int) -> float:
-    """One Adam epoch over (inputs, targets), shapes (N, n); returns seconds."""
-    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
-    g = torch.Generator().manual_seed(0)
-    order = torch.randperm(inputs.shape[0], generator=g)
-    start = time.perf_counter()
-    for i in range(0, inputs.shape[0], batch):
-        idx = order[i : i + batch]
-        opt.zero_grad(set_to_none=True)
-        loss = relative_l2(model(inputs[idx]), targets[idx])
-        loss.backward()
-        opt.step()
-    return time.perf_counter() - start
-
-
-def build_theirs(args: argparse.Namespace) -> nn.Module:
-    from neuralop.models import FNO
-
-    inner = FNO(
-        n_modes=(2 * (args.modes - 1),),  # keeps n_modes // 2 + 1 == args.modes rfft modes
-        in_channels=1,
-        out_channels=1,
-        hidden_channels=args.width,
-        n_layers=args.layers,
-        lifting_channel_ratio=0,  # 0 -> a single linear lifting layer, as in the paper
-        projection_channel_ratio=args.projection / args.width,
-        positional_embedding="grid",
-        use_channel_mlp=False,
-        fno_skip="linear",
-    )
+def build_theirs(args: argparse.Namespace) -> peer.ChannelAxis:
+    """neuralop's FNO of the same architecture, ``(batch, n) -> (batch, n)``."""
+    inner = peer.neuralop_fno((args.modes,), 1, args.width, args.layers, args.projection)
     kept = inner.fno_blocks.convs[0].n_modes
-    print(f"neuralop: n_modes={2 * (args.modes - 1)} keeps rfft modes {list(kept)}")
-    return ChannelFirst(inner)
+    (n_modes,) = peer.neuralop_n_modes((args.modes,))  # keeps n_modes // 2 + 1 == args.modes
+    print(f"neuralop: n_modes={n_modes} keeps rfft modes {list(kept)}")
+    return peer.ChannelAxis(inner)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -91,18 +45,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batch", type=int, default=20)
     parser.add_argument("--modes", type=int, default=16)
     parser.add_argument("--width", type=int, default=64)
-    parser.add_argument("--layers", type=int, default=4)
-    parser.add_argument("--projection", type=int, default=128)
-    parser.add_argument("--epochs", type=int, default=2, help="timed epochs per model")
-    parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--warmup-steps", type=int, default=10, help="untimed steps per model")
+    peer.add_common_arguments(parser, warmup_steps=10)
     args = parser.parse_args(argv)
 
-    try:
-        import neuralop  # noqa: F401
-    except ImportError as exc:
-        print(f"neuraloperator is not importable ({exc}); nothing to compare. Skipping.")
+    if peer.neuralop_missing():
         return 0
 
     torch.set_num_threads(args.threads)
@@ -116,29 +62,17 @@ def main(argv: list[str] | None = None) -> int:
     ours = build_model("fno1d", hparams, resolution=args.resolution, n_train=args.n_train)
     theirs = build_theirs(args)
     print(
-        f"parameters: ours {real_parameter_count(ours):,}, theirs {real_parameter_count(theirs):,}"
+        f"parameters: ours {peer.real_parameter_count(ours):,}, "
+        f"theirs {peer.real_parameter_count(theirs):,}"
     )
 
     g = torch.Generator().manual_seed(args.seed)
     inputs = torch.randn(args.n_train, args.resolution, generator=g)  # (N, n)
     targets = torch.randn(args.n_train, args.resolution, generator=g)  # (N, n)
     models = {"ours": ours, "theirs": theirs}
-    for name, model in models.items():
-        with torch.no_grad():
-            out = model(inputs[: args.batch])
-        assert out.shape == (args.batch, args.resolution), (name, out.shape)
-        # Untimed warm-up (allocator, basis caches, einsum paths): the first steps are
-        # several times slower than steady state and would dominate a 2-epoch median.
-        n_warm = min(args.warmup_steps * args.batch, args.n_train)
-        train_epoch(model, inputs[:n_warm], targets[:n_warm], args.batch)
-
-    times: dict[str, list[float]] = {name: [] for name in models}
-    for epoch in range(args.epochs):
-        for name, model in models.items():
-            seconds = train_epoch(model, inputs, targets, args.batch)
-            times[name].append(seconds)
-            print(f"epoch {epoch}: {name:6s} {seconds:7.2f} s", flush=True)
-    med = {name: statistics.median(t) for name, t in times.items()}
+    med = peer.median_epoch_times(
+        models, lambda model, u: model(u), inputs, targets, args.batch, args
+    )
     print(
         f"median epoch time: ours {med['ours']:.2f} s, theirs {med['theirs']:.2f} s, "
         f"theirs/ours = {med['theirs'] / med['ours']:.2f} "

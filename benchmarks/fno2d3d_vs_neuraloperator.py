@@ -27,41 +27,27 @@ Example::
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
-import time
-from collections.abc import Callable
+from pathlib import Path
 
 import torch
 from torch import nn
 
 from pderepro.models.fno2d import FNO2d, FNO3d
 
-Step = Callable[[nn.Module, torch.Tensor], torch.Tensor]
+sys.path.insert(0, str(Path(__file__).parent))
+import _neuralop as peer  # noqa: E402  (beside this script: neuraloperator's side)
 
 
-def real_parameter_count(model: nn.Module) -> int:
-    """Trainable parameters, complex entries counted as two reals."""
-    return sum(p.numel() * (2 if p.is_complex() else 1) for p in model.parameters())
-
-
-class Darcy(nn.Module):
+class Darcy(peer.Adapter):
     """Drops the channel axis of neuralop's output: ``(batch, 1, s, s) -> (batch, s, s)``."""
-
-    def __init__(self, inner: nn.Module) -> None:
-        super().__init__()
-        self.inner = inner
 
     def forward(self, a: torch.Tensor) -> torch.Tensor:
         return self.inner(a)[:, 0]  # (batch, s, s)
 
 
-class RepeatInTime(nn.Module):
+class RepeatInTime(peer.Adapter):
     """Feeds neuralop's 3-D FNO the input frames repeated along the output-time axis."""
-
-    def __init__(self, inner: nn.Module) -> None:
-        super().__init__()
-        self.inner = inner
 
     def forward(self, frames: torch.Tensor, n_time_out: int) -> torch.Tensor:
         batch, c, ny, nx = frames.shape
@@ -69,47 +55,13 @@ class RepeatInTime(nn.Module):
         return self.inner(v)[:, 0]  # (batch, t, ny, nx)
 
 
-def relative_l2(pred: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
-    """Mean over the batch of ||pred - target|| / ||target||."""
-    diff = (pred - target).flatten(1).norm(dim=1)  # (batch,)
-    return (diff / target.flatten(1).norm(dim=1)).mean()
-
-
-def train_epoch(
-    model: nn.Module, step: Step, inputs: torch.Tensor, targets: torch.Tensor, batch: int
-) -> float:
-    """One Adam epoch over (inputs, targets); returns seconds."""
-    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
-    order = torch.randperm(inputs.shape[0], generator=torch.Generator().manual_seed(0))
-    start = time.perf_counter()
-    for i in range(0, inputs.shape[0], batch):
-        idx = order[i : i + batch]
-        opt.zero_grad(set_to_none=True)
-        loss = relative_l2(step(model, inputs[idx]), targets[idx])
-        loss.backward()
-        opt.step()
-    return time.perf_counter() - start
-
-
-def neuralop_fno(
+def theirs_fno(
     modes: tuple[int, ...], in_channels: int, width: int, args: argparse.Namespace, padding
 ) -> nn.Module:
-    from neuralop.models import FNO
-
-    n_modes = tuple(2 * m for m in modes[:-1]) + (2 * (modes[-1] - 1),)
-    model = FNO(
-        n_modes=n_modes,
-        in_channels=in_channels,
-        out_channels=1,
-        hidden_channels=width,
-        n_layers=args.layers,
-        lifting_channel_ratio=0,  # 0 -> a single linear lifting layer, as in the paper
-        projection_channel_ratio=args.projection / width,
-        positional_embedding="grid",
-        use_channel_mlp=False,
-        fno_skip="linear",
-        domain_padding=padding,
-    )
+    """neuralop's FNO of our architecture (:func:`_neuralop.neuralop_fno`), ``padding`` its
+    ``domain_padding``."""
+    model = peer.neuralop_fno(modes, in_channels, width, args.layers, args.projection, padding)
+    n_modes = peer.neuralop_n_modes(modes)
     kept = model.fno_blocks.convs[0].n_modes
     print(f"neuralop: n_modes={n_modes} keeps {list(kept)} (ours: +-{modes[:-1]}, {modes[-1]})")
     return model
@@ -119,7 +71,7 @@ def darcy_case(args: argparse.Namespace, g: torch.Generator):
     s, m, w = args.resolution, args.modes_2d, args.width_2d
     ours = FNO2d(1, m, w, args.layers, args.projection, periodic=False, padding=args.padding)
     # Symmetric padding of round(fraction * s) on each side: the same padded grid.
-    theirs = Darcy(neuralop_fno((m, m), 1, w, args, args.padding / 2 / s))
+    theirs = Darcy(theirs_fno((m, m), 1, w, args, args.padding / 2 / s))
     inputs = torch.randn(args.n_train_2d, 1, s, s, generator=g)  # (N, 1, s, s)
     targets = torch.randn(args.n_train_2d, s, s, generator=g)  # (N, s, s)
 
@@ -133,7 +85,7 @@ def ns3d_case(args: argparse.Namespace, g: torch.Generator):
     n, m, w, t = args.grid_3d, args.modes_3d, args.width_3d, args.frames_out
     ours = FNO3d(10, m, m, w, args.layers, args.projection, time_padding=args.time_padding)
     pad = [args.time_padding / 2 / t, 0.0, 0.0]
-    theirs = RepeatInTime(neuralop_fno((m, m, m), 10, w, args, pad))
+    theirs = RepeatInTime(theirs_fno((m, m, m), 10, w, args, pad))
     inputs = torch.randn(args.n_train_3d, 10, n, n, generator=g)  # (N, 10, n, n)
     targets = torch.randn(args.n_train_3d, t, n, n, generator=g)  # (N, t, n, n)
 
@@ -147,25 +99,12 @@ def compare(name: str, case, args: argparse.Namespace) -> float:
     """Time one case; returns theirs/ours of the median epoch times."""
     ours, theirs, step, inputs, targets, batch = case
     print(
-        f"[{name}] parameters: ours {real_parameter_count(ours):,}, "
-        f"theirs {real_parameter_count(theirs):,}",
+        f"[{name}] parameters: ours {peer.real_parameter_count(ours):,}, "
+        f"theirs {peer.real_parameter_count(theirs):,}",
         flush=True,
     )
     models = {"ours": ours, "theirs": theirs}
-    for label, model in models.items():
-        with torch.no_grad():
-            out = step(model, inputs[:batch])
-        assert out.shape == targets[:batch].shape, (label, out.shape)
-        # Untimed warm-up (allocator, basis caches, einsum paths).
-        n_warm = min(args.warmup_steps * batch, inputs.shape[0])
-        train_epoch(model, step, inputs[:n_warm], targets[:n_warm], batch)
-    times: dict[str, list[float]] = {label: [] for label in models}
-    for epoch in range(args.epochs):
-        for label, model in models.items():
-            seconds = train_epoch(model, step, inputs, targets, batch)
-            times[label].append(seconds)
-            print(f"[{name}] epoch {epoch}: {label:6s} {seconds:7.2f} s", flush=True)
-    med = {label: statistics.median(t) for label, t in times.items()}
+    med = peer.median_epoch_times(models, step, inputs, targets, batch, args, prefix=f"[{name}] ")
     ratio = med["theirs"] / med["ours"]
     print(
         f"[{name}] median epoch time: ours {med['ours']:.2f} s, theirs {med['theirs']:.2f} s, "
@@ -175,36 +114,30 @@ def compare(name: str, case, args: argparse.Namespace) -> float:
     return ratio
 
 
+#: Per case (the options' suffix): Fourier modes, width, batch size and training samples.
+CASE_SIZES = {
+    "2d": {"modes": 12, "width": 32, "batch": 20, "n-train": 200},
+    "3d": {"modes": 8, "width": 20, "batch": 10, "n-train": 40},
+}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--case", choices=["darcy", "ns3d", "both"], default="both")
-    parser.add_argument("--layers", type=int, default=4)
-    parser.add_argument("--projection", type=int, default=128)
     parser.add_argument("--resolution", type=int, default=85, help="Darcy grid size s")
-    parser.add_argument("--modes-2d", type=int, default=12)
-    parser.add_argument("--width-2d", type=int, default=32)
     parser.add_argument("--padding", type=int, default=8, help="Darcy zero padding (even)")
-    parser.add_argument("--batch-2d", type=int, default=20)
-    parser.add_argument("--n-train-2d", type=int, default=200)
     parser.add_argument("--grid-3d", type=int, default=64)
     parser.add_argument("--frames-out", type=int, default=10)
-    parser.add_argument("--modes-3d", type=int, default=8)
-    parser.add_argument("--width-3d", type=int, default=20)
     parser.add_argument("--time-padding", type=int, default=6, help="(even)")
-    parser.add_argument("--batch-3d", type=int, default=10)
-    parser.add_argument("--n-train-3d", type=int, default=40)
-    parser.add_argument("--epochs", type=int, default=2, help="timed epochs per model")
-    parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--warmup-steps", type=int, default=2, help="untimed steps per model")
+    for suffix, sizes in CASE_SIZES.items():
+        for size, default in sizes.items():
+            parser.add_argument(f"--{size}-{suffix}", type=int, default=default)
+    peer.add_common_arguments(parser, warmup_steps=2)
     args = parser.parse_args(argv)
     if args.padding % 2 or args.time_padding % 2:
         parser.error("paddings must be even (neuraloperator pads both sides equally)")
 
-    try:
-        import neuralop  # noqa: F401
-    except ImportError as exc:
-        print(f"neuraloperator is not importable ({exc}); nothing to compare. Skipping.")
+    if peer.neuralop_missing():
         return 0
 
     torch.set_num_threads(args.threads)

@@ -51,13 +51,8 @@ from pderepro.models.normalised import NormalisedModel
 from pderepro.training.loop import TrainingConfig, train
 
 sys.path.insert(0, str(Path(__file__).parent))
-from fno_peer_variants import (  # noqa: E402  (beside this script)
-    ABLATIONS,
-    Variant,
-    build_theirs,
-    make_variant,
-    real_parameter_count,
-)
+from _neuralop import real_parameter_count  # noqa: E402  (beside this script)
+from fno_peer_variants import ABLATIONS, Variant, build_theirs, make_variant  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 

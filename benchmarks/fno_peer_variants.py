@@ -1,7 +1,8 @@
 """neuraloperator's network as ``benchmarks/fno_peer_accuracy.py`` builds it, and that
 benchmark's ablation variants: what one run changes in our FNO or neuraloperator's
 (initialisation, bias, activation, loss averaging), named on the command line
-(``--ablation``), and the parameter counts both sides are compared by.
+(``--ablation``). The network and the parameter count both sides are compared by are
+:mod:`_neuralop`'s (beside this file).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import torch
+from _neuralop import ChannelAxis, neuralop_fno
 from torch import nn
 from torch.nn import functional as F
 
@@ -19,45 +21,19 @@ from pderepro.models.layers import SpectralConv1d
 from pderepro.models.spectral_nd import _SpectralConvNd
 
 
-class ChannelAxis(nn.Module):
-    """Adapts neuralop's ``(batch, 1, *grid) -> (batch, 1, *grid)`` to ``(batch, *grid)``."""
-
-    def __init__(self, inner: nn.Module) -> None:
-        super().__init__()
-        self.inner = inner
-
-    def forward(self, u: torch.Tensor) -> torch.Tensor:
-        return self.inner(u[:, None])[:, 0]  # (batch, *grid)
-
-
 def build_theirs(hparams: dict[str, Any], shape: tuple[int, ...]) -> nn.Module:
-    """neuralop's FNO with our architecture: its ``n_modes`` counts both signs on the
-    leading axes and the full spectrum on the last (of which it keeps ``n // 2 + 1``)."""
-    from neuralop.models import FNO
-
-    m = hparams["modes"]
-    n_modes = (2 * m,) * (len(shape) - 1) + (2 * (m - 1),)
+    """neuralop's FNO with our architecture on the grid ``shape``, ``(batch, *grid)`` in and
+    out; our one-sided ``padding`` is half of it on each side there: the same padded grid."""
     padding = hparams.get("padding", 0)
-    inner = FNO(
-        n_modes=n_modes,
-        in_channels=1,
-        out_channels=1,
-        hidden_channels=hparams["width"],
-        n_layers=hparams["layers"],
-        lifting_channel_ratio=0,  # 0 -> a single linear lifting layer, as in the paper
-        projection_channel_ratio=hparams["projection"] / hparams["width"],
-        positional_embedding="grid",
-        use_channel_mlp=False,
-        fno_skip="linear",
-        # half our one-sided padding on each side: the same padded grid
-        domain_padding=padding / 2 / shape[-1] if padding else None,
+    inner = neuralop_fno(
+        (hparams["modes"],) * len(shape),
+        1,
+        hparams["width"],
+        hparams["layers"],
+        hparams["projection"],
+        padding / 2 / shape[-1] if padding else None,
     )
     return ChannelAxis(inner)
-
-
-def real_parameter_count(model: nn.Module) -> int:
-    """Trainable parameters, complex entries counted as two reals."""
-    return sum(p.numel() * (2 if p.is_complex() else 1) for p in model.parameters())
 
 
 def glorot_std(in_channels: int, out_channels: int) -> float:
@@ -134,6 +110,20 @@ def ours_double_gelu(net: nn.Module) -> None:
             module.register_forward_pre_hook(lambda _m, args: (F.gelu(args[0]), *args[1:]))
 
 
+Ablation = Callable[[Variant, dict[str, Any]], None]
+
+
+def _network_edit(side: str, edit: Callable[[nn.Module], None], key: str) -> Ablation:
+    """The ablation that applies ``edit`` to the fresh network of ``side`` (``"ours"`` or
+    ``"theirs"``), ``key`` naming it among that side's keys."""
+
+    def ablate(v: Variant, training: dict[str, Any]) -> None:
+        getattr(v, side).append(edit)
+        getattr(v, f"{side}_keys").append(key)
+
+    return ablate
+
+
 def _mean_loss(v: Variant, training: dict[str, Any]) -> None:
     v.mean_loss = True
     # Our loop sums over the batch. Under Adam, loss / B with weight decay w steps exactly
@@ -141,23 +131,23 @@ def _mean_loss(v: Variant, training: dict[str, Any]) -> None:
     v.ours_training["weight_decay"] = training["weight_decay"] * training["batch_size"]
 
 
-ABLATIONS: dict[str, tuple[str, Callable[[Variant, dict[str, Any]], None]]] = {
+ABLATIONS: dict[str, tuple[str, Ablation]] = {
     "none": ("baseline: same loop settings on both sides", lambda v, t: None),
     "ours-paper-init": (
         "ours: spectral weights U[0,1)/(in*out) as the authors' code (our default before)",
-        lambda v, t: (v.ours.append(ours_paper_code_spectral), v.ours_keys.append("unif")),
+        _network_edit("ours", ours_paper_code_spectral, "unif"),
     ),
     "theirs-init": (
         "theirs: spectral weights U[0,1)/(in*out) as the authors' code",
-        lambda v, t: (v.theirs.append(theirs_uniform_spectral), v.theirs_keys.append("unif")),
+        _network_edit("theirs", theirs_uniform_spectral, "unif"),
     ),
     "ours-bias": (
         "ours: Fourier-layer bias N(0, 2/(in+out)) as neuralop's spectral bias",
-        lambda v, t: (v.ours.append(ours_bias_like_theirs), v.ours_keys.append("bias")),
+        _network_edit("ours", ours_bias_like_theirs, "bias"),
     ),
     "ours-double-gelu": (
         "ours: GELU twice between Fourier layers, as neuralop's block without channel MLP",
-        lambda v, t: (v.ours.append(ours_double_gelu), v.ours_keys.append("gelu2")),
+        _network_edit("ours", ours_double_gelu, "gelu2"),
     ),
     "mean-loss": (
         "both: loss averaged over the batch (ours: weight decay x batch, the same steps)",

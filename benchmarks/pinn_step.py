@@ -27,10 +27,9 @@ Run by hand, e.g. ``python benchmarks/pinn_step.py --iterations 2000 --repeats 3
 
 from __future__ import annotations
 
-import argparse
 import copy
-import dataclasses
 import statistics
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -39,20 +38,12 @@ import torch
 from torch import Tensor, nn
 
 from pderepro.config import load_yaml
-from pderepro.models.pinn_mlp import CoordinateMLP
 from pderepro.runtime import set_threads
-from pderepro.studies.physics_informed import mlp_hparams, run_settings
-from pderepro.training.pinn.loop import (
-    Budget,
-    LossSetup,
-    PinnObjective,
-    train_pinn,
-)
-from pderepro.training.pinn.problems import build_problem
-from pderepro.training.pinn.samplers import build_sampler, build_weighting
+from pderepro.training.pinn.samplers import build_weighting
 
-ROOT = Path(__file__).resolve().parents[1]
-STUDY = ROOT / "config/studies/r3_sampling.yaml"
+sys.path.insert(0, str(Path(__file__).parent))
+from _convection import STUDY, Convection, arguments  # noqa: E402  (beside this script)
+
 METHODS = {"fixed": "pinn_fixed", "r3": "r3", "causal_r3": "causal_r3"}
 
 
@@ -79,56 +70,33 @@ def plain_loop(net: nn.Module, points: Tensor, ic_points: Tensor, u0: Tensor, lo
         schedule.step()
 
 
-class Convection:
+class ConvectionBench(Convection):
     """The study's convection problem and its methods, built afresh for each timed run."""
 
     def __init__(self, study: dict[str, Any], iterations: int, seed: int) -> None:
-        self.study, self.iterations, self.seed = study, iterations, seed
-        self.spec = study["problems"]["convection"]
-        self.problem = build_problem("convection", self.spec["parameters"])
-        losses = dict(self.spec["losses"])
-        self.n_points = losses.pop("n_collocation")
-        self.setup = LossSetup(**losses)
-        training = self.spec["training"]
-        self.budget = Budget(
-            iterations=iterations, learning_rate=training["learning_rate"],
-            decay_every=training["decay_every"], decay_factor=training["decay_factor"],
-            log_every=iterations,
-        )  # fmt: skip
+        super().__init__(study, iterations)
+        self.seed = seed
 
     def build(self, method: str):
         """Model (seeded as the stage seeds it), sampler and weighting of a study method."""
-        settings = run_settings({**self.study, "snapshots": [], "log_every": self.iterations},
-                                "convection", method)["method"]  # fmt: skip
-        torch.manual_seed(self.seed)
-        domain = self.problem.domain
-        model = CoordinateMLP(domain.bounds, seed=self.seed, **mlp_hparams(self.spec["network"]))
-        generator = torch.Generator().manual_seed(self.seed)
-        sampler = build_sampler(settings["sampler"], domain, self.n_points, generator,
-                                seed=self.seed, options=settings["sampler_options"])  # fmt: skip
-        weighting = build_weighting(settings.get("weighting", "none"), domain,
+        settings = self.method(method)
+        model = self.seeded_model(self.seed)
+        sampler = self.seeded_sampler(settings, self.seed)
+        weighting = build_weighting(settings.get("weighting", "none"), self.problem.domain,
                                     settings["weighting_options"])  # fmt: skip
         return model, sampler, weighting
 
     def ours(self, name: str, iterations: int | None = None) -> tuple[float, float, nn.Module]:
         """``train_pinn`` with method ``name``: (wall s/it, adam_s_per_iteration, model)."""
         model, sampler, weighting = self.build(METHODS[name])
-        budget = self.budget
-        if iterations is not None:
-            budget = dataclasses.replace(budget, iterations=iterations, log_every=iterations)
-        start = time.perf_counter()
-        run = train_pinn(self.problem, model, sampler, weighting, budget=budget,
-                         setup=self.setup, seed=self.seed)  # fmt: skip
-        wall = time.perf_counter() - start
-        return wall / budget.iterations, run.adam_s_per_iteration, model
+        seconds, run = self.train(model, sampler, weighting, self.seed, iterations)
+        return seconds, run.adam_s_per_iteration, model
 
     def plain(self, iterations: int | None = None) -> tuple[float, nn.Module]:
         """The plain loop on the fixed method's network and points: (wall s/it, network)."""
         model, sampler, _ = self.build(METHODS["fixed"])
         net = copy.deepcopy(model.net)  # nn.Sequential(Linear, Tanh, ..., Linear)
-        # the initial and boundary points train_pinn draws (a scrambled Sobol set)
-        conditions = PinnObjective(self.problem, self.setup, self.seed,
-                                   sampler.dtype)  # fmt: skip
+        conditions = self.objective(self.seed, sampler.dtype)
         s, b = self.setup, self.budget
         iterations = b.iterations if iterations is None else iterations
         start = time.perf_counter()
@@ -139,7 +107,7 @@ class Convection:
         return (time.perf_counter() - start) / iterations, net
 
 
-def check_same_maths(bench: Convection, iterations: int = 20) -> float:
+def check_same_maths(bench: ConvectionBench, iterations: int = 20) -> float:
     """Largest parameter difference between ``train_pinn`` (fixed) and the plain loop after
     ``iterations`` steps from the same weights; raises if they disagree."""
     _, _, model = bench.ours("fixed", iterations)
@@ -158,16 +126,16 @@ def summary(values: list[float]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--iterations", type=int, default=2000, help="Adam iterations per run")
+    parser = arguments(
+        __doc__, iterations=2000, warmup=20, warmup_help="untimed iterations per variant"
+    )
     parser.add_argument("--repeats", type=int, default=3, help="interleaved repeats")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--warmup", type=int, default=20, help="untimed iterations per variant")
     args = parser.parse_args()
 
     set_threads(1)
     study = load_yaml(STUDY)
-    bench = Convection(study, args.iterations, args.seed)
+    bench = ConvectionBench(study, args.iterations, args.seed)
     diff = check_same_maths(bench)
     for name in METHODS:  # untimed warm-up (allocator, first-call overheads)
         bench.ours(name, args.warmup)

@@ -37,9 +37,7 @@ Run by hand, e.g. ``python benchmarks/pinn_vs_deepxde.py --iterations 10000 --se
 
 from __future__ import annotations
 
-import argparse
 import contextlib
-import dataclasses
 import io
 import math
 import os
@@ -56,18 +54,10 @@ from torch import nn
 from pderepro.config import load_yaml
 from pderepro.models.pinn_mlp import CoordinateMLP
 from pderepro.runtime import set_threads
-from pderepro.studies.physics_informed import mlp_hparams, run_settings
-from pderepro.training.pinn.loop import (
-    Budget,
-    LossSetup,
-    PinnObjective,
-    train_pinn,
-)
-from pderepro.training.pinn.problems import build_problem
-from pderepro.training.pinn.samplers import build_sampler, build_weighting
+from pderepro.training.pinn.samplers import build_weighting
 
-ROOT = Path(__file__).resolve().parents[1]
-STUDY = ROOT / "config/studies/r3_sampling.yaml"
+sys.path.insert(0, str(Path(__file__).parent))
+from _convection import STUDY, Convection, arguments  # noqa: E402  (beside this script)
 
 
 def import_deepxde():
@@ -83,40 +73,23 @@ def import_deepxde():
     return deepxde
 
 
-class Case:
+class Case(Convection):
     """One seed's network, points and budget, shared by both codes."""
 
     def __init__(self, study: dict[str, Any], beta: float, iterations: int, seed: int,
                  init: str) -> None:  # fmt: skip
-        self.spec = spec = study["problems"]["convection"]
-        self.problem = build_problem("convection", {**spec["parameters"], "beta": beta})
-        losses = dict(spec["losses"])
-        n_points = losses.pop("n_collocation")
-        self.setup = LossSetup(**losses)
-        training = spec["training"]
-        self.budget = Budget(
-            iterations=iterations, learning_rate=training["learning_rate"],
-            decay_every=training["decay_every"], decay_factor=training["decay_factor"],
-            log_every=iterations,
-        )  # fmt: skip
+        super().__init__(study, iterations, beta)
         self.seed, domain = seed, self.problem.domain
-        torch.manual_seed(seed)
-        self.model = CoordinateMLP(domain.bounds, seed=seed, **mlp_hparams(spec["network"]))
+        self.model = self.seeded_model(seed)
         if init == "glorot":
             for layer in self.linears(self.model):
                 nn.init.xavier_normal_(layer.weight)
                 nn.init.zeros_(layer.bias)
         self.initial_state = {k: v.clone() for k, v in self.model.state_dict().items()}
-        method = run_settings({**study, "snapshots": [], "log_every": iterations},
-                              "convection", "pinn_fixed")["method"]  # fmt: skip
-        self.sampler = build_sampler(method["sampler"], domain, n_points,
-                                     torch.Generator().manual_seed(seed), seed=seed,
-                                     options=method["sampler_options"])  # fmt: skip
+        self.sampler = self.seeded_sampler(self.method("pinn_fixed"), seed)
         self.weighting = build_weighting("none", domain)
-        # the initial and boundary points train_pinn draws (a scrambled Sobol set)
-        self.conditions = PinnObjective(self.problem, self.setup, seed,
-                                        self.sampler.dtype)  # fmt: skip
-        x, t = self.problem.domain.grid(spec["reference_grid"])
+        self.conditions = self.objective(seed, self.sampler.dtype)
+        x, t = domain.grid(self.spec["reference_grid"])
         self.u_ref = self.problem.reference(x, t)  # (nt, nx)
         xx, tt = np.meshgrid(x, t)  # (nt, nx)
         self.grid = torch.as_tensor(np.stack([xx.ravel(), tt.ravel()], 1), dtype=torch.float32)
@@ -134,13 +107,8 @@ class Case:
     def ours(self, iterations: int | None = None) -> tuple[float, CoordinateMLP]:
         """``train_pinn`` from the initial weights: (wall s/it, trained model)."""
         self.model.load_state_dict(self.initial_state)
-        budget = self.budget
-        if iterations is not None:
-            budget = dataclasses.replace(budget, iterations=iterations, log_every=iterations)
-        start = time.perf_counter()
-        train_pinn(self.problem, self.model, self.sampler, self.weighting, budget=budget,
-                   setup=self.setup, seed=self.seed)  # fmt: skip
-        return (time.perf_counter() - start) / budget.iterations, self.model
+        seconds, _ = self.train(self.model, self.sampler, self.weighting, self.seed, iterations)
+        return seconds, self.model
 
     def initial_terms(self) -> list[float]:
         """Our weighted loss terms (residual, initial, boundary) at the initial weights."""
@@ -212,16 +180,10 @@ def mean_std(values: list[float]) -> tuple[float, float]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--iterations", type=int, default=10000, help="Adam iterations per run")
+    warmup_help = "untimed iterations of each code first (also the agreement check)"
+    parser = arguments(__doc__, iterations=10000, warmup=50, warmup_help=warmup_help)
     parser.add_argument("--seeds", type=int, default=3, help="seeds 0..n-1")
     parser.add_argument("--beta", type=float, default=50.0)
-    parser.add_argument(
-        "--warmup",
-        type=int,
-        default=50,
-        help="untimed iterations of each code first (also the agreement check)",
-    )
     parser.add_argument(
         "--init",
         choices=("glorot", "torch"),

@@ -71,8 +71,9 @@ STRESS_MODES34 = SinesIC(
 )
 
 
-def samples(n_law: int, n_forced: int, *, stress: bool) -> list[tuple[str, SinesIC]]:
-    """``(kind, ic)`` pairs: law draws (seeds ``0..``), forced ``|.|``, forced window."""
+def samples(n_law: int, n_forced: int, *, stress: bool) -> tuple[list[str], list[SinesIC]]:
+    """Kinds and initial conditions: law draws (seeds ``0..``), forced ``|.|``, forced
+    window, and the two stress fields if ``stress``."""
     out = [("law", draw_initial_condition(np.random.default_rng(s))) for s in range(n_law)]
     for kind, flag in (("abs", "absolute"), ("window", "windowed")):
         for s in range(n_forced):
@@ -80,7 +81,7 @@ def samples(n_law: int, n_forced: int, *, stress: bool) -> list[tuple[str, Sines
             out.append((kind, dataclasses.replace(ic, **{flag: True})))
     if stress:
         out += [("stress", STRESS_OFFSET_MODE8), ("stress", STRESS_MODES34)]
-    return out
+    return [k for k, _ in out], [ic for _, ic in out]
 
 
 def relative_errors(u: np.ndarray, ref: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -88,6 +89,16 @@ def relative_errors(u: np.ndarray, ref: np.ndarray) -> tuple[np.ndarray, np.ndar
     ``max |ref|`` over the whole trajectory (``max |u0|``) and over frames ``k >= 1``."""
     err = np.abs(u - ref).max(axis=(1, 2))  # (S,)
     return err / np.abs(ref).max(axis=(1, 2)), err / np.abs(ref[:, 1:]).max(axis=(1, 2))
+
+
+def burgers_errors(
+    ics: list[SinesIC], problem: PDEBenchBurgersProblem, reference: PDEBenchBurgersProblem
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`relative_errors` of the solves of ``ics`` under ``problem`` against those
+    under ``reference``, and the spectral tails of the former, all ``(S,)``."""
+    run = burgers_frames(ics, problem, device="cpu")
+    ref = burgers_frames(ics, reference, device="cpu").frames
+    return *relative_errors(run.frames, ref), run.spectral_tail
 
 
 def _worst_by_kind(kinds: list[str], values: np.ndarray) -> str:
@@ -101,8 +112,7 @@ def _worst_by_kind(kinds: list[str], values: np.ndarray) -> str:
 
 def burgers_time(nus: tuple[float, ...], n_law: int, n_forced: int) -> None:
     """Courant 4 against courant 1, same internal grid, per nu."""
-    pairs = samples(n_law, n_forced, stress=True)
-    kinds, ics = [k for k, _ in pairs], [ic for _, ic in pairs]
+    kinds, ics = samples(n_law, n_forced, stress=True)
     peak = np.abs(evaluate_initial_conditions(ics, np.linspace(0, 1, 8192, endpoint=False)))
     print(f"Burgers, courant 4 vs 1: {len(ics)} samples, max |u0| = {peak.max():.3f}")
     print(
@@ -112,20 +122,16 @@ def burgers_time(nus: tuple[float, ...], n_law: int, n_forced: int) -> None:
     for nu in nus:
         default = PDEBenchBurgersProblem(nu=nu)
         fine = dataclasses.replace(default, courant=1.0)
-        coarse_run = burgers_frames(ics, default, device="cpu")
-        ref = burgers_frames(ics, fine, device="cpu").frames
-        err, err_late = relative_errors(coarse_run.frames, ref)
+        err, err_late, tail = burgers_errors(ics, default, fine)
         print(
             f"{nu:>6g}{default.resolution:>7}{default.steps_per_frame:>13}{err.max():>10.1e}"
-            f"{err_late.max():>10.1e}{coarse_run.spectral_tail.max():>10.1e}  "
-            f"{_worst_by_kind(kinds, err)}"
+            f"{err_late.max():>10.1e}{tail.max():>10.1e}  {_worst_by_kind(kinds, err)}"
         )
 
 
 def burgers_space(nus: tuple[float, ...], n_law: int, n_forced: int) -> None:
     """Internal grid against twice as fine, same step; the stress fields included."""
-    pairs = samples(n_law, n_forced, stress=True)
-    kinds, ics = [k for k, _ in pairs], [ic for _, ic in pairs]
+    kinds, ics = samples(n_law, n_forced, stress=True)
     print(f"Burgers, internal grid N vs 2N at one time step: {len(ics)} samples")
     print(f"{'nu':>6}{'N':>7}{'worst':>10}{'t>=0.01':>10}{'tail(N)':>10}  worst per kind")
     for nu in nus:
@@ -134,12 +140,10 @@ def burgers_space(nus: tuple[float, ...], n_law: int, n_forced: int) -> None:
         coarse = dataclasses.replace(default, courant=2.0)
         fine = dataclasses.replace(default, internal_resolution=2 * n)
         assert coarse.steps_per_frame == fine.steps_per_frame
-        coarse_run = burgers_frames(ics, coarse, device="cpu")
-        ref = burgers_frames(ics, fine, device="cpu").frames
-        err, err_late = relative_errors(coarse_run.frames, ref)
+        err, err_late, tail = burgers_errors(ics, coarse, fine)
         print(
-            f"{nu:>6g}{n:>7}{err.max():>10.1e}{err_late.max():>10.1e}"
-            f"{coarse_run.spectral_tail.max():>10.1e}  {_worst_by_kind(kinds, err)}"
+            f"{nu:>6g}{n:>7}{err.max():>10.1e}{err_late.max():>10.1e}{tail.max():>10.1e}  "
+            f"{_worst_by_kind(kinds, err)}"
         )
 
 
@@ -153,10 +157,7 @@ def burgers_jump(nu: float, n_law: int) -> None:
     jump = np.abs(np.diff(evaluate_initial_conditions(law, ends), axis=1))[:, 0]  # (S,)
     default = PDEBenchBurgersProblem(nu=nu)
     fine = dataclasses.replace(default, internal_resolution=4 * default.resolution)
-    errors = []
-    for ics in (law, twins):
-        ref = burgers_frames(ics, fine, device="cpu").frames
-        errors.append(relative_errors(burgers_frames(ics, default, device="cpu").frames, ref)[0])
+    errors = [burgers_errors(ics, default, fine)[0] for ics in (law, twins)]
     print(
         f"Burgers nu = {nu:g}, internal grid {default.resolution} vs {fine.resolution}, "
         f"{n_law} law draws (largest jump at x = 0: {jump.max():.3f})"
@@ -168,8 +169,7 @@ def burgers_jump(nu: float, n_law: int) -> None:
 
 def dr_time(params: tuple[tuple[float, float], ...], n_law: int, n_forced: int) -> None:
     """Default Strang steps against 4 times more."""
-    pairs = samples(n_law, n_forced, stress=False)
-    kinds, ics = [k for k, _ in pairs], [ic for _, ic in pairs]
+    kinds, ics = samples(n_law, n_forced, stress=False)
     print(f"Diffusion-reaction, {STEPS_PER_FRAME} vs {4 * STEPS_PER_FRAME} steps per frame")
     print(f"{'nu':>6}{'rho':>6}{'worst':>10}  worst per kind")
     for nu, rho in params:
