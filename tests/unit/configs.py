@@ -9,6 +9,7 @@ real ones (a key added to a schema reaches the tests too).
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -76,3 +77,14 @@ def set_key(path: str, value: Any):
         node[last] = value
 
     return edit
+
+
+def edit_preset(
+    config_dir: Path, edit: Callable[[dict[str, Any]], None], preset: str = "quick"
+) -> None:
+    """Edit the mapping of preset file ``presets/<preset>.yaml`` under ``config_dir`` (a copy
+    made by ``test_config._study_dir``) in place with ``edit(mapping)``."""
+    path = config_dir / f"presets/{preset}.yaml"
+    mapping = yaml.safe_load(path.read_text())
+    edit(mapping)
+    path.write_text(yaml.safe_dump(mapping))

@@ -37,15 +37,13 @@ def _errors(model_errors):
     )  # fmt: skip
 
 
-THRESHOLD = {
-    "kind": "threshold",
-    "table": "t",
-    "rows": {"model": "FNO"},
-    "column": "rel_l2_mean",
-    "interval": ["ci_low", "ci_high"],
-    "threshold": 0.05,
-    "direction": "below",
-}
+def _fno_check(kind, table, **settings):
+    """A check of kind ``kind`` on the FNO rows' ``rel_l2_mean`` and its interval."""
+    return {"kind": kind, "table": table, "rows": {"model": "FNO"}, "column": "rel_l2_mean",
+            "interval": ["ci_low", "ci_high"], **settings}  # fmt: skip
+
+
+THRESHOLD = _fno_check("threshold", "t", threshold=0.05, direction="below")
 
 
 @pytest.mark.parametrize(
@@ -261,14 +259,7 @@ def test_a_noise_floor_with_a_target_is_its_distance_to_the_target():
     assert check_table(tails, closer).verdict == REPRODUCED
 
 
-RATIO = {
-    "kind": "ratio",
-    "table": "resolution",
-    "rows": {"model": "FNO"},
-    "column": "rel_l2_mean",
-    "interval": ["ci_low", "ci_high"],
-    "factor": 1.5,
-}
+RATIO = _fno_check("ratio", "resolution", factor=1.5)
 
 
 @pytest.mark.parametrize(

@@ -8,6 +8,7 @@ import yaml
 
 from pderepro.config import ConfigError, canonical, deep_merge
 from pderepro.studies import KINDS, NESTED_PRESET_SECTIONS, resolve_config
+from tests.unit.configs import edit_preset
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = ROOT / "workflow/schemas/config.schema.yaml"
@@ -113,6 +114,14 @@ def _study_dir(tmp_path, edit, name="fno_burgers"):
     edit(study)
     (target / f"studies/{name}.yaml").write_text(yaml.safe_dump(study))
     return target
+
+
+def resolve_with_preset_sizes(tmp_path, name, sizes, preset="smoke"):
+    """The shipped config resolved at ``preset`` from a copy of config/ whose quick preset
+    merges ``sizes`` (sections) into study ``name``'s entry."""
+    config_dir = _study_dir(tmp_path, lambda study: None, name=name)
+    edit_preset(config_dir, lambda quick: quick.setdefault(name, {}).update(sizes))
+    return resolve({**BASE, "preset": preset}, config_dir=config_dir)
 
 
 def _set(path, value):

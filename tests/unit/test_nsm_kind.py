@@ -6,7 +6,6 @@ import math
 
 import pandas as pd
 import pytest
-import yaml
 
 from pderepro.config import ConfigError
 from pderepro.evaluation.nsm_tables import (
@@ -26,7 +25,7 @@ from pderepro.studies.neural_spectral import (
     runs,
 )
 from tests.unit.configs import set_key
-from tests.unit.test_config import BASE, _study_dir, resolve
+from tests.unit.test_config import BASE, _study_dir, resolve, resolve_with_preset_sizes
 
 STUDY = "nsm"
 
@@ -72,13 +71,8 @@ def test_a_supervised_method_needs_its_grid_and_pairs(tmp_path):
 )  # fmt: skip
 def test_a_preset_may_set_sizes_only(tmp_path, section, sizes, key):
     """The parameters, the schedule's length, a method's grid, depth and rate are science."""
-    config_dir = _study_dir(tmp_path, lambda study: None, name=STUDY)
-    path = config_dir / "presets/quick.yaml"
-    preset = yaml.safe_load(path.read_text())
-    preset.setdefault(STUDY, {})[section] = sizes
-    path.write_text(yaml.safe_dump(preset))
     with pytest.raises(ConfigError, match=rf"'{STUDY}.{key}' is not a size"):
-        resolve({**BASE, "preset": "smoke"}, config_dir=config_dir)
+        resolve_with_preset_sizes(tmp_path, STUDY, {section: sizes})
 
 
 @pytest.mark.parametrize(

@@ -3,13 +3,12 @@ entries naming no problem or method, and preset keys that are not sizes fail at 
 build naming the file and key; job counts and per-problem method overrides."""
 
 import pytest
-import yaml
 
 from pderepro.config import ConfigError
 from pderepro.studies import make_plan
 from pderepro.studies.physics_informed import run_settings, runs
-from tests.unit.configs import set_key
-from tests.unit.test_config import BASE, ROOT, _study_dir, resolve
+from tests.unit.configs import edit_preset, set_key
+from tests.unit.test_config import BASE, ROOT, _study_dir, resolve, resolve_with_preset_sizes
 
 STUDY = "r3_sampling"
 
@@ -54,13 +53,8 @@ def test_bad_entries_fail_naming_the_file_and_key(tmp_path, path, value, message
 )  # fmt: skip
 def test_a_preset_may_set_sizes_only_down_to_the_inner_keys(tmp_path, section, sizes, key):
     """The network, the rate, the loss weights and a sampler's law are the science."""
-    config_dir = _study_dir(tmp_path, lambda study: None, name=STUDY)
-    path = config_dir / "presets/quick.yaml"
-    preset = yaml.safe_load(path.read_text())
-    preset.setdefault(STUDY, {})[section] = sizes
-    path.write_text(yaml.safe_dump(preset))
     with pytest.raises(ConfigError, match=rf"'{STUDY}.{key}' is not a size"):
-        resolve({**BASE, "preset": "smoke"}, config_dir=config_dir)
+        resolve_with_preset_sizes(tmp_path, STUDY, {section: sizes})
 
 
 @pytest.mark.parametrize("preset", ["smoke", "quick", "paper"])
@@ -114,10 +108,7 @@ def test_a_method_brings_its_own_network_and_rate_with_per_problem_sizes():
 )
 def test_a_preset_sizes_a_methods_network_per_problem_and_nothing_else(tmp_path, sizes, accepted):
     config_dir = _study_dir(tmp_path, lambda study: None, name="pig")
-    path = config_dir / "presets/quick.yaml"
-    preset = yaml.safe_load(path.read_text())
-    preset["pig"]["methods"]["pig"]["problems"]["helmholtz"]["network"] = sizes
-    path.write_text(yaml.safe_dump(preset))
+    edit_preset(config_dir, set_key("pig.methods.pig.problems.helmholtz.network", sizes))
     if accepted:
         study = resolve({**BASE, "studies": ["pig"]}, config_dir=config_dir)["study"]["pig"]
         assert run_settings(study, "helmholtz", "pig")["problem"]["network"]["gaussians"] == 50

@@ -6,28 +6,14 @@ import pandas as pd
 import pytest
 import torch
 
-from pderepro.models.pinn_mlp import CoordinateMLP
-from pderepro.training.pinn.loop import Budget, LossSetup, Reference, train_pinn
-from pderepro.training.pinn.problems import build_problem
-from pderepro.training.pinn.samplers import build_sampler, build_weighting
+from pderepro.training.pinn.loop import Budget
+from tests.unit.tiny_pinn import train_tiny
 
 
 def _run(sampler="r3", weighting="none", iterations=40, lbfgs=0, seed=0, snapshots=()):
-    torch.manual_seed(seed)
-    problem = build_problem("convection", {"beta": 1.0})
-    x = np.linspace(0, 2 * np.pi, 32, endpoint=False)
-    t = np.linspace(0, 1, 9)
-    reference = Reference(axes=(x, t), u=problem.reference(x, t))
-    model = CoordinateMLP([problem.domain.x, problem.domain.t], width=8, depth=2)
-    generator = torch.Generator().manual_seed(seed)
-    points = build_sampler(sampler, problem.domain, 64, generator, seed=seed)
-    return train_pinn(
-        problem, model, points, build_weighting(weighting, problem.domain),
-        budget=Budget(iterations=iterations, learning_rate=1e-2, decay_every=20,
-                      decay_factor=0.5, lbfgs_iterations=lbfgs, log_every=10),
-        setup=LossSetup(n_initial=32, n_boundary=16, initial_weight=10.0),
-        seed=seed, reference=reference, snapshot_iterations=snapshots,
-    ), model  # fmt: skip
+    budget = Budget(iterations=iterations, learning_rate=1e-2, decay_every=20, decay_factor=0.5,
+                    lbfgs_iterations=lbfgs, log_every=10)  # fmt: skip
+    return train_tiny(sampler, weighting, budget, seed=seed, snapshot_iterations=snapshots)
 
 
 @pytest.mark.parametrize("sampler", ["fixed", "uniform", "r3", "causal_r3", "rad", "rar_g"])

@@ -6,32 +6,18 @@ import numpy as np
 import pytest
 import torch
 
-from pderepro.models.pinn_mlp import CoordinateMLP
-from pderepro.training.pinn.loop import Budget, LossSetup, Reference, Segment, train_pinn
-from pderepro.training.pinn.problems import build_problem
-from pderepro.training.pinn.samplers import build_sampler, build_weighting
+from pderepro.training.pinn.loop import Budget, Segment
 from pderepro.training.pinn.samplers.base import SAMPLERS, WEIGHTINGS
+from tests.unit.tiny_pinn import train_tiny
 
 
 def _run(sampler, weighting, segment=None, schedule="step", time_limit_s=None, seed=0):
     """One job: every object built from the seed, as the stage builds them."""
-    torch.manual_seed(seed)
-    problem = build_problem("convection", {"beta": 1.0})
-    x = np.linspace(0, 2 * np.pi, 32, endpoint=False)
-    t = np.linspace(0, 1, 9)
-    reference = Reference(axes=(x, t), u=problem.reference(x, t))
-    model = CoordinateMLP([problem.domain.x, problem.domain.t], width=8, depth=2)
-    generator = torch.Generator().manual_seed(seed + 1)
-    points = build_sampler(sampler, problem.domain, 64, generator, seed=seed)
-    run = train_pinn(
-        problem, model, points, build_weighting(weighting, problem.domain),
-        budget=Budget(iterations=40, learning_rate=1e-2, decay_every=20, decay_factor=0.5,
-                      lbfgs_iterations=25, log_every=10, schedule=schedule),
-        setup=LossSetup(n_initial=32, n_boundary=16, initial_weight=10.0),
-        seed=seed, reference=reference, snapshot_iterations=(0, 20, 40),
-        time_limit_s=time_limit_s, segment=segment,
-    )  # fmt: skip
-    return run, model
+    budget = Budget(iterations=40, learning_rate=1e-2, decay_every=20, decay_factor=0.5,
+                    lbfgs_iterations=25, log_every=10, schedule=schedule)  # fmt: skip
+    return train_tiny(sampler, weighting, budget, seed=seed, generator_seed=seed + 1,
+                      snapshot_iterations=(0, 20, 40), time_limit_s=time_limit_s,
+                      segment=segment)  # fmt: skip
 
 
 def _segmented(tmp_path, sampler, weighting, stops=(15, 30, 40, 41, 42), **kwargs):

@@ -21,7 +21,9 @@ CLAIMS = [
 
 @pytest.fixture
 def run(tmp_path):
-    """Claims, two studies' tables (CSV and Markdown) and figures, and a validation table."""
+    """Claims, two studies' tables (CSV and Markdown) and figures, and a validation table:
+    the arguments both renderers take (preset, claims and validation tables), and each
+    renderer's studies."""
     claims = pd.DataFrame(
         [
             {"study": s, "claim_id": i, "claim": c, "source": "Paper, table 1",
@@ -49,7 +51,8 @@ def run(tmp_path):
     pd.DataFrame({"solver": ["s"], "max_abs_error": [1e-9]}).to_csv(
         tmp_path / "solvers.csv", index=False
     )
-    return tmp_path, sections, studies
+    tables = {"claims_table": tmp_path / "claims.csv", "validation_table": tmp_path / "solvers.csv"}
+    return {"preset": "smoke", **tables}, sections, studies
 
 
 def _order(text, markers):
@@ -60,13 +63,8 @@ def _order(text, markers):
 
 
 def test_results_page_opens_with_the_claims_and_ends_with_the_verification(run):
-    path, sections, _ = run
-    page = render_results_page(
-        preset="smoke",
-        sections=sections,
-        claims_table=path / "claims.csv",
-        validation_table=path / "solvers.csv",
-    )
+    common, sections, _ = run
+    page = render_results_page(sections=sections, **common)
     order = _order(
         page,
         [
@@ -103,14 +101,8 @@ def test_results_page_opens_with_the_claims_and_ends_with_the_verification(run):
 
 
 def test_summary_opens_with_the_claims_and_ends_with_the_verification(run):
-    path, _, studies = run
-    text = render_summary(
-        preset="smoke",
-        studies=studies,
-        claims_table=path / "claims.csv",
-        validation_table=path / "solvers.csv",
-        benchmark_files=[],
-    )
+    common, _, studies = run
+    text = render_summary(studies=studies, benchmark_files=[], **common)
     order = _order(
         text,
         [

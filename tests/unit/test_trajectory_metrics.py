@@ -4,16 +4,7 @@ error and fRMSE bands, on cases where the definitions part from their alternativ
 import numpy as np
 import pytest
 
-from pderepro.evaluation.trajectory_metrics import (
-    BANDS,
-    SPLIT_METRICS,
-    boundary_rmse,
-    nrmse,
-    nrmse_per_step,
-    pooled_rel_l2,
-    rmse,
-    split_metrics,
-)
+from pderepro.evaluation import trajectory_metrics as tm
 
 X = np.arange(64) / 64
 
@@ -26,9 +17,9 @@ def test_nrmse_is_a_mean_of_per_frame_ratios_not_a_pooled_ratio():
     true = np.stack([np.stack([_field(1), 2 * _field(1)])])  # (1, 2, 64)
     pred = true.copy()
     pred[0, 1] += _field(1)  # error only in the second frame, half its norm
-    np.testing.assert_allclose(nrmse_per_step(pred, true)[0], [0.0, 0.5])
-    assert nrmse(pred, true)[0] == pytest.approx(0.25)
-    assert pooled_rel_l2(pred, true)[0] == pytest.approx(np.sqrt(1 / 5))
+    np.testing.assert_allclose(tm.nrmse_per_step(pred, true)[0], [0.0, 0.5])
+    assert tm.nrmse(pred, true)[0] == pytest.approx(0.25)
+    assert tm.pooled_rel_l2(pred, true)[0] == pytest.approx(np.sqrt(1 / 5))
 
 
 def test_on_a_decaying_truth_per_frame_and_pooled_ratios_part_by_orders_of_magnitude():
@@ -37,7 +28,7 @@ def test_on_a_decaying_truth_per_frame_and_pooled_ratios_part_by_orders_of_magni
     decay = np.exp(-np.linspace(0, np.log(1e4), 20))
     true = decay[None, :, None] * _field(2)[None, None, :]  # (1, 20, 64)
     pred = np.repeat(true[:, :1], 20, axis=1)
-    pooled, per_frame = pooled_rel_l2(pred, true)[0], nrmse(pred, true)[0]
+    pooled, per_frame = tm.pooled_rel_l2(pred, true)[0], tm.nrmse(pred, true)[0]
     assert 1.0 < pooled < 10.0  # dominated by the early, large frames
     assert per_frame > 100 * pooled  # each late frame's ratio is about 1 / decay
     np.testing.assert_allclose(per_frame, np.mean(np.abs(1 - decay) / decay), rtol=1e-12)
@@ -48,8 +39,8 @@ def test_rmse_and_boundary_rmse():
     pred = true.copy()
     pred[0] += 2.0  # constant error 2 everywhere in sample 0
     pred[1, :, 0], pred[1, :, -1] = 3.0, 4.0  # sample 1: error only at the two ends
-    np.testing.assert_allclose(rmse(pred, true), [2.0, np.sqrt(25 / 64)])
-    np.testing.assert_allclose(boundary_rmse(pred, true), [2.0, np.sqrt(12.5)])
+    np.testing.assert_allclose(tm.rmse(pred, true), [2.0, np.sqrt(25 / 64)])
+    np.testing.assert_allclose(tm.boundary_rmse(pred, true), [2.0, np.sqrt(12.5)])
 
 
 def test_split_metrics_conserved_max_and_fourier_bands_with_pdebench_edges():
@@ -57,8 +48,8 @@ def test_split_metrics_conserved_max_and_fourier_bands_with_pdebench_edges():
     error = 0.5 + _field(2, 0.3) + _field(11, 0.2) + _field(12, 0.1)
     pred = true.copy()
     pred[0] += error  # sample 1 has no error
-    out = split_metrics(pred, true)
-    assert set(out) == set(SPLIT_METRICS)
+    out = tm.split_metrics(pred, true)
+    assert set(out) == set(tm.SPLIT_METRICS)
     # cRMSE: RMS over the two samples of the mean error (0.5 and 0)
     assert out["crmse"] == pytest.approx(np.sqrt(0.5 * 0.5**2))
     assert out["max_error"] == pytest.approx(np.abs(error).max())
@@ -69,13 +60,13 @@ def test_split_metrics_conserved_max_and_fourier_bands_with_pdebench_edges():
     assert out["frmse_mid"] == pytest.approx(s * (0.2 / 2) / 8)  # modes 4..11: 11 is mid
     high_modes = 33 - 12  # modes 12..32 of the 33 rfft modes
     assert out["frmse_high"] == pytest.approx(s * (0.1 / 2) / high_modes)  # 12 is high
-    assert BANDS["high"][0] == 12
+    assert tm.BANDS["high"][0] == 12
 
 
 def test_shapes_are_checked():
     with pytest.raises(ValueError, match="sample, time, x"):
-        nrmse(np.zeros((2, 3)), np.zeros((2, 3)))
+        tm.nrmse(np.zeros((2, 3)), np.zeros((2, 3)))
     with pytest.raises(ValueError, match="no predicted frames"):
-        nrmse(np.zeros((2, 0, 4)), np.zeros((2, 0, 4)))
+        tm.nrmse(np.zeros((2, 0, 4)), np.zeros((2, 0, 4)))
     with pytest.raises(ValueError, match="sample, time, x"):
-        split_metrics(np.zeros((2, 3, 4)), np.zeros((2, 3, 5)))
+        tm.split_metrics(np.zeros((2, 3, 4)), np.zeros((2, 3, 5)))

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.workflow.helpers import copy_workflow, snakemake
+from tests.workflow.helpers import copy_workflow, replace_in_file, snakemake
 
 LES_STEP = "  time_step: 5.0e-4             # LES"
 
@@ -26,9 +26,7 @@ LES_STEP = "  time_step: 5.0e-4             # LES"
 def _break_les_turbulence(workdir: Path) -> None:
     """A malformed value in les_turbulence's study file (the run enables only fno_burgers)."""
     study = workdir / "config/studies/les_turbulence.yaml"
-    text = study.read_text()
-    assert LES_STEP in text
-    study.write_text(text.replace(LES_STEP, "  time_step: -7  # LES"))
+    replace_in_file(study, LES_STEP, "  time_step: -7  # LES")
 
 
 @dataclass(frozen=True)

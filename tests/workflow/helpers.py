@@ -62,3 +62,25 @@ def planned_jobs(output: str) -> dict[str, int]:
         counts[match.group(1)] = int(match.group(2))
     counts.pop("total", None)
     return counts
+
+
+def replace_in_file(path: Path, old: str, new: str) -> str:
+    """Replace ``old``, which must be there, by ``new`` in the file ``path``; returns the
+    text before (to restore it)."""
+    text = path.read_text()
+    assert old in text, (path, old)
+    path.write_text(text.replace(old, new))
+    return text
+
+
+def planned_after_edit(workdir: Path, study: str, old: str, new: str) -> dict[str, int]:
+    """Jobs a smoke dry run in ``workdir`` plans after replacing ``old`` by ``new`` in the
+    study file of ``study`` (restored afterwards)."""
+    path = workdir / f"config/studies/{study}.yaml"
+    original = replace_in_file(path, old, new)
+    try:
+        result = snakemake("-n", "--config", "preset=smoke", cwd=workdir)
+    finally:
+        path.write_text(original)
+    assert result.returncode == 0, result.stderr
+    return planned_jobs(result.stdout)

@@ -12,7 +12,7 @@ import pytest
 import torch
 import xarray as xr
 
-from tests.workflow.helpers import copy_workflow, snakemake
+from tests.workflow.helpers import copy_workflow, replace_in_file, snakemake
 
 pytestmark = pytest.mark.slow
 TARGET = "results/fno_burgers/models/fno/res256/seed0/checkpoint.pt"
@@ -22,10 +22,8 @@ SMOKE_BURGERS_EPOCHS = "epochs: 20, batch_size: 10"
 
 def _longer_training(workdir: Path) -> Path:
     """Smoke sizes with 40 Burgers epochs, so that training is long enough to be killed in."""
-    preset = workdir / "config/presets/smoke.yaml"
-    text = preset.read_text()
-    assert SMOKE_BURGERS_EPOCHS in text
-    preset.write_text(text.replace(SMOKE_BURGERS_EPOCHS, "epochs: 40, batch_size: 10"))
+    longer = "epochs: 40, batch_size: 10"
+    replace_in_file(workdir / "config/presets/smoke.yaml", SMOKE_BURGERS_EPOCHS, longer)
     return workdir
 
 

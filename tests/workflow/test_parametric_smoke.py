@@ -17,14 +17,8 @@ pytestmark = pytest.mark.slow
 STUDY = "results/pdebench_cape"
 
 
-@pytest.fixture(scope="module")
-def parametric_run(smoke_run):
-    """The default studies include both parametric ones: no run of their own."""
-    return smoke_run
-
-
-def test_parameters_table_scores_seen_and_unseen_values_beside_persistence(parametric_run):
-    table = pd.read_csv(parametric_run / f"{STUDY}/tables/parameters.csv")
+def test_parameters_table_scores_seen_and_unseen_values_beside_persistence(smoke_run):
+    table = pd.read_csv(smoke_run / f"{STUDY}/tables/parameters.csv")
     assert list(table.columns) == PARAMETERS_COLUMNS
     assert set(table["model"]) == {
         "FNO", "FNO + CAPE", "FNO + CAPE, teacher forcing", "U-Net", "U-Net + CAPE",
@@ -35,19 +29,19 @@ def test_parameters_table_scores_seen_and_unseen_values_beside_persistence(param
     assert (table["ci_low"] <= table["nrmse_mean"]).all()
 
 
-def test_pdebench_table_and_figures(parametric_run):
-    table = pd.read_csv(parametric_run / f"{STUDY}/tables/pdebench.csv")
+def test_pdebench_table_and_figures(smoke_run):
+    table = pd.read_csv(smoke_run / f"{STUDY}/tables/pdebench.csv")
     assert list(table.columns) == PDEBENCH_COLUMNS
     ours = table[table["model"] == "FNO (PDEBench protocol)"]
     pairs = sorted(zip(ours["pde"], ours["parameter"], strict=True))
     assert pairs == [("advection", 0.4), ("burgers", 1.0)]
     assert ours.set_index("pde")["published"].to_dict() == {"advection": 0.01, "burgers": 0.004}
     for name in ("error_vs_parameter", "error_vs_step", "rollouts"):
-        assert (parametric_run / f"{STUDY}/figures/{name}.png").stat().st_size > 10_000
+        assert (smoke_run / f"{STUDY}/figures/{name}.png").stat().st_size > 10_000
 
 
-def test_basic_forms_table_and_figure(parametric_run):
-    table = pd.read_csv(parametric_run / "results/basic_forms/tables/basic_forms.csv")
+def test_basic_forms_table_and_figure(smoke_run):
+    table = pd.read_csv(smoke_run / "results/basic_forms/tables/basic_forms.csv")
     assert list(table.columns) == BASIC_FORMS_COLUMNS
     learned = table[table["training"] != "persistence"]
     cells = learned[["training", "target_fraction", "split"]].itertuples(index=False)
@@ -56,5 +50,5 @@ def test_basic_forms_table_and_figure(parametric_run):
     ]  # fmt: skip
     assert sorted(table.loc[table["training"] == "persistence", "split"]) == ["id", "ood"]
     assert table["nrmse_mean"].map(math.isfinite).all()
-    figure = parametric_run / "results/basic_forms/figures/basic_forms.png"
+    figure = smoke_run / "results/basic_forms/figures/basic_forms.png"
     assert figure.stat().st_size > 10_000

@@ -16,7 +16,7 @@ import yaml
 
 from pderepro.evaluation.cost import COST_COLUMNS, SOLVER_LABEL
 from pderepro.evaluation.tables import REGIME_COLUMNS, RESOLUTION_COLUMNS
-from tests.workflow.helpers import copy_workflow, planned_jobs, snakemake
+from tests.workflow.helpers import copy_workflow, planned_after_edit, snakemake
 
 pytestmark = pytest.mark.slow
 STUDY = "results/fno_burgers"
@@ -84,20 +84,6 @@ def test_figures_and_summary_exist(smoke_run):
     assert "nan" not in (smoke_run / f"{STUDY}/tables/resolution.md").read_text()
 
 
-def _planned_after_edit(workdir, study, old, new):
-    """Jobs a dry run plans after replacing ``old`` by ``new`` in a study file."""
-    path = workdir / f"config/studies/{study}.yaml"
-    original = path.read_text()
-    assert old in original
-    path.write_text(original.replace(old, new))
-    try:
-        result = snakemake("-n", "--config", "preset=smoke", cwd=workdir)
-    finally:
-        path.write_text(original)
-    assert result.returncode == 0, result.stderr
-    return planned_jobs(result.stdout)
-
-
 def test_study_files_rewritten_with_sorted_keys_replan_nothing(smoke_run):
     """Reordering and reformatting a config (as a YAML formatter does) reruns nothing:
     params reach Snakemake in canonical form."""
@@ -115,7 +101,7 @@ def test_study_files_rewritten_with_sorted_keys_replan_nothing(smoke_run):
 
 
 def test_changing_an_fno_hyperparameter_reruns_only_fno_jobs(smoke_run):
-    assert _planned_after_edit(smoke_run, "fno_burgers", "width: 64", "width: 32") == {
+    assert planned_after_edit(smoke_run, "fno_burgers", "width: 64", "width: 32") == {
         "train_model": 2,
         "evaluate_model": 2,
         "make_table": 1,
@@ -152,7 +138,7 @@ def test_closure_tables_hold_every_closure_setup_and_the_noise_floor(smoke_run):
 
 
 def test_changing_a_closure_hyperparameter_reruns_only_that_closure(smoke_run):
-    planned = _planned_after_edit(smoke_run, "l96_closures", "hidden: [32, 32]", "hidden: [16]")
+    planned = planned_after_edit(smoke_run, "l96_closures", "hidden: [32, 32]", "hidden: [16]")
     assert planned == {
         "fit_closure": 1,
         "evaluate_offline": 1,
@@ -198,7 +184,7 @@ def test_darcy_and_navier_stokes_tables_and_figures(smoke_run):
 
 
 def test_changing_an_fno3d_hyperparameter_reruns_only_its_jobs(smoke_run):
-    planned = _planned_after_edit(
+    planned = planned_after_edit(
         smoke_run,
         "fno_navier_stokes",
         "width: 20, layers: 4, projection: 128, time_padding",
@@ -301,7 +287,7 @@ def test_results_page_shows_every_table_and_figure_in_a_browser(smoke_run, tmp_p
         "rann": (3, 1),  # claims, errors, slopes; error against N
         "nsm": (3, 1),  # claims, errors, speed; error against training time
         "sw_closures": (3, 4),  # claims, offline, online; solutions, error and energy, regimes, fit
-        "hoyer_design": (3, 1),  # claims, tasks, wins; the designs
+        "hoyer_design": (3, 2),  # claims, tasks, wins; the designs, the compliance curves
         "validation": (1, 0),  # the solver verification, last
     }
     found = {k: (v["table"], v["img"]) for k, v in parser.sections.items()}

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from pderepro.stages.shallow_water_online import OFFLINE_COLUMNS, ONLINE_COLUMNS
-from tests.workflow.helpers import planned_jobs, snakemake
+from tests.workflow.helpers import planned_after_edit
 
 pytestmark = pytest.mark.slow
 STUDY = "results/sw_closures"
@@ -43,16 +43,7 @@ def test_offline_table_and_figures(smoke_run):
 
 
 def test_changing_the_network_reruns_only_the_networks_jobs(smoke_run):
-    path = smoke_run / "config/studies/sw_closures.yaml"
-    original = path.read_text()
     old = "mlp: {kind: stencil_mlp, seeds: 8, hparams: {hidden: [64, 64]}"
-    assert old in original
-    path.write_text(original.replace(old, old.replace("[64, 64]", "[32, 32]")))
-    try:
-        result = snakemake("-n", "--config", "preset=smoke", cwd=smoke_run)
-    finally:
-        path.write_text(original)
-    assert result.returncode == 0, result.stderr
-    jobs = planned_jobs(result.stdout)
+    jobs = planned_after_edit(smoke_run, "sw_closures", old, old.replace("[64, 64]", "[32, 32]"))
     assert jobs["fit_closure"] == 1 and jobs["evaluate_online"] == 1
     assert "generate_truth" not in jobs and "coarse_grain" not in jobs

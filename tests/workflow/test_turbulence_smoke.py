@@ -8,22 +8,15 @@ import pandas as pd
 import pytest
 
 from pderepro.stages.turbulence_online import OFFLINE_COLUMNS, ONLINE_COLUMNS
-from tests.workflow.helpers import planned_jobs, snakemake
+from tests.workflow.helpers import planned_after_edit
 
 pytestmark = pytest.mark.slow
 STUDY = "results/les_turbulence"
 CLOSURES = {"none", "smagorinsky", "leith", "dynamic", "cnn", "smarl"}
-CONFIG = ("--config", "preset=smoke")
 
 
-@pytest.fixture(scope="module")
-def turbulence_run(smoke_run):
-    """les_turbulence is one of the default studies: no run of its own."""
-    return smoke_run
-
-
-def test_online_table_scores_every_closure_beside_the_noise_floor(turbulence_run):
-    table = pd.read_csv(turbulence_run / f"{STUDY}/tables/online.csv")
+def test_online_table_scores_every_closure_beside_the_noise_floor(smoke_run):
+    table = pd.read_csv(smoke_run / f"{STUDY}/tables/online.csv")
     assert list(table.columns) == ONLINE_COLUMNS
     assert set(table["closure"]) == CLOSURES | {"truth"}
     assert set(table["case"]) == {"kf4", "beta20"} and len(table) == 2 * (len(CLOSURES) + 1)
@@ -35,8 +28,8 @@ def test_online_table_scores_every_closure_beside_the_noise_floor(turbulence_run
     assert (floor["cost_ratio"] == 1.0).all() and (floor["blowups"] == 0).all()
 
 
-def test_offline_table_and_figures(turbulence_run):
-    table = pd.read_csv(turbulence_run / f"{STUDY}/tables/offline.csv")
+def test_offline_table_and_figures(smoke_run):
+    table = pd.read_csv(smoke_run / f"{STUDY}/tables/offline.csv")
     assert list(table.columns) == OFFLINE_COLUMNS and set(table["closure"]) == CLOSURES
     assert len(table) == 2 * len(CLOSURES)  # both cases
     none = table["closure"] == "none"
@@ -45,22 +38,14 @@ def test_offline_table_and_figures(turbulence_run):
     active = table["closure"].isin(["smagorinsky", "leith", "cnn", "smarl"])
     assert table.loc[active, "pi_correlation"].map(math.isfinite).all()
     for name in ("spectra", "vorticity_pdfs", "rl_training", "vorticity_fields"):
-        assert (turbulence_run / f"{STUDY}/figures/{name}.png").stat().st_size > 10_000
-    assert "les_turbulence" in (turbulence_run / "results/summary.md").read_text()
+        assert (smoke_run / f"{STUDY}/figures/{name}.png").stat().st_size > 10_000
+    assert "les_turbulence" in (smoke_run / "results/summary.md").read_text()
 
 
-def test_changing_the_cnn_reruns_only_the_cnn(turbulence_run):
-    path = turbulence_run / "config/studies/les_turbulence.yaml"
-    original = path.read_text()
+def test_changing_the_cnn_reruns_only_the_cnn(smoke_run):
     old = "hparams: {channels: 32, layers: 5, kernel: 5}"
-    assert old in original
-    path.write_text(original.replace(old, "hparams: {channels: 16, layers: 5, kernel: 5}"))
-    try:
-        result = snakemake("-n", *CONFIG, cwd=turbulence_run)
-    finally:
-        path.write_text(original)
-    assert result.returncode == 0, result.stderr
-    assert planned_jobs(result.stdout) == {
+    new = "hparams: {channels: 16, layers: 5, kernel: 5}"
+    assert planned_after_edit(smoke_run, "les_turbulence", old, new) == {
         "fit_closure": 1, "evaluate_offline": 1, "evaluate_online": 1, "closure_tables": 1,
         "plot_closures_turbulence2d": 1, "summary": 1, "results_page": 1, "all": 1,
         "claims": 1,  # SMARL's stability claim reads the online table at every preset
