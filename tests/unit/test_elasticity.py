@@ -82,3 +82,15 @@ def test_a_load_on_a_support_is_refused_not_lost():
     load[beam.fixed[0]] = 1.0
     with pytest.raises(ValueError, match="supported degree of freedom"):
         Structure(4, 2, beam.fixed, load).displacement(np.ones((2, 4)))
+
+
+def test_the_verification_rows_pass_their_own_thresholds():
+    """The rows of results/validation/solvers.csv for the design kind's solver."""
+    from pderepro.verification.elasticity import elasticity_verification
+
+    table = elasticity_verification().set_index("case")["max_abs_error"]
+    beam = table[table.index.str.startswith("solid cantilever")].to_numpy()
+    assert beam.size == 3 and np.all(np.diff(beam) < 0) and beam[-1] < 0.005
+    assert table[table.index.str.startswith("patch test")].item() < 1e-12
+    assert table[table.index.str.startswith("adjoint")].item() < 1e-5
+    assert table[table.index.str.startswith("half-MBB")].item() < 1e-10

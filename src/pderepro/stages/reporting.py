@@ -132,6 +132,7 @@ def run_validate_solvers(*, csv: str, figures: Sequence[str]) -> None:
     from pderepro.verification.burgers import burgers_convergence
     from pderepro.verification.darcy import darcy_convergence
     from pderepro.verification.diffusion_reaction import diffusion_reaction_verification
+    from pderepro.verification.elasticity import elasticity_verification
     from pderepro.verification.lorenz96 import lorenz96_convergence
     from pderepro.verification.navier_stokes import navier_stokes_verification
     from pderepro.verification.navier_stokes_box import navier_stokes_box_verification
@@ -154,6 +155,7 @@ def run_validate_solvers(*, csv: str, figures: Sequence[str]) -> None:
         schrodinger_verification,
         nsm_verification,
         shallow_water_verification,
+        elasticity_verification,
     ]
     table = pd.concat([study() for study in studies], ignore_index=True)
     atomic_write(csv, lambda tmp: table.to_csv(tmp, index=False, float_format="%.6g"))
