@@ -15,7 +15,7 @@ from pderepro.studies.design import tasks
 from tests.unit.configs import ROOT, study
 
 
-@pytest.mark.parametrize(("preset", "count"), [("smoke", 2), ("quick", 12), ("paper", 120)])
+@pytest.mark.parametrize(("preset", "count"), [("smoke", 2), ("quick", 12), ("paper", 112)])
 def test_suite_sizes_and_job_counts(preset, count):
     cfg = study("hoyer_design", preset)
     assert len(tasks(cfg)) == count

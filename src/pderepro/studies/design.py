@@ -37,7 +37,8 @@ HISTORIES = "results/{study}/tasks/{task}/histories.csv"
 CURVE_TASKS = 4
 #: Families the task builder knows (:mod:`pderepro.solvers.elasticity.tasks`), listed here
 #: so that a typo fails at config time without importing the solver.
-FAMILIES = ("mbb_beam", "cantilever", "cantilever_corner", "bridge", "point_bridge")
+FAMILIES = ("mbb_beam", "cantilever", "cantilever_corner", "bridge", "point_bridge",
+            "multistory_building", "thin_support_bridge")  # fmt: skip
 #: Seconds per element and objective evaluation, with room, on one core (2026-12-07, 96 x
 #: 32, the two cores shared): a pixel method's sparse direct solve and adjoint about 50 ms
 #: an evaluation (16 microseconds an element), the CNN's float64 forward and backward

@@ -15,6 +15,14 @@ Families (each a function of the grid, ``(nelx, nely) -> Structure``):
   deck).
 - ``point_bridge``: pinned at both bottom corners, the load down at the middle of the
   bottom edge.
+- ``multistory_building``: the whole bottom edge pinned (the ground), four floors: equal
+  loads spread evenly along the rows at 0, 1/4, 1/2 and 3/4 of the height from the top.
+- ``thin_support_bridge``: a deck load spread evenly along the top edge, carried by two
+  single pinned nodes on the bottom edge at a quarter and three quarters of the span
+  (thin supports; the ends overhang).
+
+The last two carry the paper's family names; their geometries are ours (the paper's own
+task definitions were not read).
 """
 
 from __future__ import annotations
@@ -76,12 +84,38 @@ def point_bridge(nelx: int, nely: int) -> Structure:
     return Structure(nelx, nely, _pinned_bottom_corners(nelx, nely), load)
 
 
+def _spread(load: np.ndarray, nelx: int, nely: int, j: int, total: float) -> None:
+    """Add ``total`` spread evenly along node row ``j`` (trapezoidal weights)."""
+    for i in range(nelx + 1):
+        load[2 * _node(nely, i, j) + 1] += total * (0.5 if i in (0, nelx) else 1.0) / nelx
+
+
+def multistory_building(nelx: int, nely: int) -> Structure:
+    load = _empty(nelx, nely)
+    floors = sorted({nely * k // 4 for k in range(4)})  # rows from the top, none the ground
+    for j in floors:
+        _spread(load, nelx, nely, j, 1.0 / len(floors))
+    ground = [d for i in range(nelx + 1) for d in (2 * _node(nely, i, nely),
+                                                  2 * _node(nely, i, nely) + 1)]  # fmt: skip
+    return Structure(nelx, nely, np.array(ground), load)
+
+
+def thin_support_bridge(nelx: int, nely: int) -> Structure:
+    load = _empty(nelx, nely)
+    _spread(load, nelx, nely, 0, 1.0)
+    supports = (_node(nely, nelx // 4, nely), _node(nely, 3 * nelx // 4, nely))
+    return Structure(nelx, nely, np.array([d for n in supports for d in (2 * n, 2 * n + 1)]),
+                     load)  # fmt: skip
+
+
 FAMILIES: dict[str, Callable[[int, int], Structure]] = {
     "mbb_beam": mbb_beam,
     "cantilever": cantilever,
     "cantilever_corner": cantilever_corner,
     "bridge": bridge,
     "point_bridge": point_bridge,
+    "multistory_building": multistory_building,
+    "thin_support_bridge": thin_support_bridge,
 }
 
 
