@@ -319,11 +319,14 @@ def coarse_grain_mem_mb(plan, study: str, **_: Any) -> int:
 def closure_mem_mb(plan, study: str, **_: Any) -> int:
     cfg = plan.studies[study]
     truth = cfg["truth"]
-    climate = 2 * truth["climate_members"] * truth["climate_time"]
-    climate *= len(cfg["setups"]) / truth["climate_save_interval"]
-    # climate runs keep the truth's resolved state (Lorenz-96: X; turbulence: the DNS field)
+    records = truth["climate_time"] / truth["climate_save_interval"]  # per member
+    members = 2 * truth["climate_members"] * len(cfg["setups"])
+    # a climate run's saved state (Lorenz-96: X; turbulence: the DNS field) is read one
+    # member at a time and reduced to the coarse state, which every member keeps (the
+    # read, its float64 copy and the filter's work: three of a member's records)
     per_climate = closure_system(cfg["system"]["solver"]).state_values(cfg["system"], "climate")
-    values = 3 * _train_states(cfg) * _coarse_values(cfg) + 2 * climate * per_climate
+    climate = members * records * _coarse_values(cfg) + 3 * records * per_climate
+    values = 3 * _train_states(cfg) * _coarse_values(cfg) + climate
     return BASE_MB + int(4 * 4 * values / BYTES_PER_MB)
 
 
