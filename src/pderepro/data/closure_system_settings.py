@@ -23,6 +23,25 @@ def check_multiples(where: str, checks: list[tuple[str, float, float]]) -> None:
             raise ValueError(f"config key '{where}.{key}': {value} is not a multiple of {step}")
 
 
+def _subgrid_truth_checks(
+    where: str, study: Mapping[str, Any], exact: str, more: list[tuple[str, float, float]]
+) -> None:
+    """A system whose coarse model learns the exact sub-grid term (``exact`` names it): the
+    target is ``subgrid``; the truth's spin-up and save intervals are whole steps of the
+    system, its pair and climate times whole (climate) save intervals, and ``more`` holds."""
+    system, truth = study["system"], study["truth"]
+    if study["coarse"]["target"] != "subgrid":
+        raise ValueError(f"config key '{where}.coarse.target': must be subgrid (the exact {exact})")
+    check_multiples(where, [
+        (f"truth.{key}", truth[key], system["time_step"])
+        for key in ("spinup_time", "save_interval", "climate_save_interval")
+    ] + [
+        ("truth.pair_time", truth["pair_time"], truth["save_interval"]),
+        ("truth.climate_time", truth["climate_time"], truth["climate_save_interval"]),
+        *more,
+    ])  # fmt: skip
+
+
 def lorenz96_checks(where: str, study: Mapping[str, Any]) -> None:
     """Lorenz-96: every interval a whole number of the step below it; lags within runs."""
     truth, coarse = study["truth"], study["coarse"]
@@ -57,8 +76,6 @@ def turbulence_checks(where: str, study: Mapping[str, Any]) -> None:
             f"config key '{where}.system.forcing_wavenumber': k_f = {k_f} is not among the "
             f"modes an LES of {n_les}^2 advects (k_f < n_les / 3)"
         )
-    if coarse["target"] != "subgrid":
-        raise ValueError(f"config key '{where}.coarse.target': must be subgrid (the exact Pi)")
     if "smarl" in (c["kind"] for c in study["closures"].values()) and "smarl" not in study:
         raise ValueError(f"config key '{where}.smarl': required by a closure of kind smarl")
     if "smarl" in study:
@@ -72,12 +89,7 @@ def turbulence_checks(where: str, study: Mapping[str, Any]) -> None:
             ("smarl.action_interval", smarl["action_interval"], coarse["time_step"]),
             ("smarl.episode_time", smarl["episode_time"], smarl["action_interval"]),
         ])  # fmt: skip
-    check_multiples(where, [
-        (f"truth.{key}", truth[key], system["time_step"])
-        for key in ("spinup_time", "save_interval", "climate_save_interval")
-    ] + [
-        ("truth.pair_time", truth["pair_time"], truth["save_interval"]),
-        ("truth.climate_time", truth["climate_time"], truth["climate_save_interval"]),
+    _subgrid_truth_checks(where, study, "Pi", [
         ("truth.spinup_time", truth["spinup_time"], truth["climate_save_interval"]),
         ("coarse.time_step", truth["climate_save_interval"], coarse["time_step"]),
     ])  # fmt: skip
@@ -106,14 +118,26 @@ def lorenz96_online(study: Mapping[str, Any]) -> dict[str, Any]:
             "seed": study["seed"]}  # fmt: skip
 
 
-def lorenz96_caption(study: Mapping[str, Any]) -> str:
+def _caption(
+    study: Mapping[str, Any], scores: str, floor: str, runs: str, per: str = "setup"
+) -> str:
+    """An online table's caption: what it ``scores``, the second ensemble that is its
+    noise ``floor``, and how many ``runs`` of how long ``per`` setup (or case)."""
     truth = study["truth"]
     return (
+        f"{scores}; the row 'truth' is a second {floor}, the noise floor. "
+        f"{truth['climate_members']} {runs} x {truth['climate_time']:g} time units per {per}."
+    )
+
+
+def lorenz96_caption(study: Mapping[str, Any]) -> str:
+    return _caption(
+        study,
         "Online skill of the coarse model with each closure in every setup: climate "
         "distance to the truth (Hellinger, KL, Wasserstein-1), autocorrelation error, "
-        "forecast RMSE and blow-ups; the row 'truth' is a second truth ensemble, the "
-        f"noise floor. {truth['climate_members']} members x {truth['climate_time']:g} "
-        "time units per setup."
+        "forecast RMSE and blow-ups",
+        "truth ensemble",
+        "members",
     )
 
 
@@ -134,23 +158,22 @@ def turbulence_online(study: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def turbulence_caption(study: Mapping[str, Any]) -> str:
-    truth = study["truth"]
-    return (
+    scores = (
         "A posteriori skill of the LES with each closure in every case: log errors of the "
         "enstrophy and energy spectra over the advected shells and the Hellinger distance of "
         "the vorticity PDF against the filtered DNS (its modes the LES advects), tail mass "
         f"beyond {study['online']['tail_sigma']:g} sigma relative to the DNS's, blow-ups, and "
-        "cost per simulated time unit relative to the DNS; the row 'truth' is a second DNS "
-        f"ensemble, the noise floor. {truth['climate_members']} LES runs x "
-        f"{truth['climate_time']:g} time units per case. Every score but blow-ups is over "
-        "the runs that did not blow up: conditional on survival."
+        "cost per simulated time unit relative to the DNS"
+    )
+    return _caption(study, scores, "DNS ensemble", "LES runs", "case") + (
+        " Every score but blow-ups is over the runs that did not blow up: conditional on survival."
     )
 
 
 def shallow_water_checks(where: str, study: Mapping[str, Any]) -> None:
     """Shallow water: whole coarse cells of fine ones, every interval whole coarse steps, the
     coarse model steps as the truth kicks, the target is the exact sub-grid flux."""
-    system, truth, coarse = study["system"], study["truth"], study["coarse"]
+    system, coarse = study["system"], study["coarse"]
     if system["resolution"] % system["coarse_resolution"] or (
         system["coarse_resolution"] >= system["resolution"]
     ):
@@ -163,15 +186,7 @@ def shallow_water_checks(where: str, study: Mapping[str, Any]) -> None:
             f"config key '{where}.coarse.time_step': {coarse['time_step']} must equal "
             f"system.time_step {system['time_step']} (the interval of the truth's flux averages)"
         )
-    if coarse["target"] != "subgrid":
-        raise ValueError(f"config key '{where}.coarse.target': must be subgrid (the exact flux)")
-    check_multiples(where, [
-        (f"truth.{key}", truth[key], system["time_step"])
-        for key in ("save_interval", "climate_save_interval", "spinup_time")
-    ] + [
-        ("truth.pair_time", truth["pair_time"], truth["save_interval"]),
-        ("truth.climate_time", truth["climate_time"], truth["climate_save_interval"]),
-    ])  # fmt: skip
+    _subgrid_truth_checks(where, study, "flux", [])
 
 
 def shallow_water_step_seconds(system: Mapping[str, Any]) -> float:
@@ -181,11 +196,11 @@ def shallow_water_step_seconds(system: Mapping[str, Any]) -> float:
 
 
 def shallow_water_caption(study: Mapping[str, Any]) -> str:
-    truth = study["truth"]
-    return (
+    return _caption(
+        study,
         "Online skill of the coarse scheme with each sub-grid flux closure in every setup: "
         "errors of depth and discharge against the filtered fine run, record by record, "
-        "available-energy bias, shock positions, mass drift and blow-ups; the row 'truth' is "
-        "a second fine ensemble started with the sub-grid detail dropped, the noise floor. "
-        f"{truth['climate_members']} runs x {truth['climate_time']:g} time units per setup."
+        "available-energy bias, shock positions, mass drift and blow-ups",
+        "fine ensemble started with the sub-grid detail dropped",
+        "runs",
     )

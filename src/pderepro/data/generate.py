@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
+from pderepro.data.records import sample_coords, solver_attrs
 from pderepro.data.seeds import sample_seeds
-from pderepro.data.specs import DATASET_SPECS
 from pderepro.solvers.burgers.burgers import BurgersProblem, solve_burgers
 from pderepro.solvers.common.random_fields import grf_periodic_1d
 
@@ -69,19 +69,10 @@ def generate_burgers(
             "u0": (("sample", "x"), u0.astype(np.float32)),
             "u": (("sample", "x"), u1.astype(np.float32)),
         },
-        coords={
-            "sample": np.arange(start, start + count),
-            "x": problem.grid,
-            "seed": ("sample", seeds.astype(np.int64)),
-            "viscosity": ("sample", np.full(count, problem.viscosity)),
-        },
+        coords=sample_coords(start, seeds, {"x": problem.grid}, {"viscosity": problem.viscosity}),
     )
-    ds.attrs.update(
-        split=split,
-        solver="burgers_etdrk4",
-        solver_dtype="float64",
-        t_final=problem.t_final,
+    solver_attrs(
+        ds, "burgers", split=split, solver="burgers_etdrk4", t_final=problem.t_final,
         time_step=problem.time_step,
-        **DATASET_SPECS["burgers"].layout.attrs(),
-    )
+    )  # fmt: skip
     return ds

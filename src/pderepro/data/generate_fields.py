@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
+from pderepro.data.records import sample_coords, solver_attrs
 from pderepro.data.seeds import sample_seeds
-from pderepro.data.specs import DATASET_SPECS
 from pderepro.solvers.elliptic.darcy import DarcyProblem, generate_darcy_samples
 from pderepro.solvers.navier_stokes.navier_stokes import NavierStokesProblem, solve_navier_stokes
 from pderepro.solvers.navier_stokes.torus import sample_vorticity_grf
@@ -29,17 +29,19 @@ NS_BATCH = 20
 def darcy_problem(cfg: Mapping[str, Any]) -> DarcyProblem:
     """The :class:`DarcyProblem` of a dataset config (``psi``, ``forcing``, ``grf``,
     ``face_mean``)."""
-    grf = cfg["grf"]
     return DarcyProblem(
         resolution=cfg["base_resolution"],
         psi_high=cfg["psi_high"],
         psi_low=cfg["psi_low"],
         forcing=cfg["forcing"],
-        grf_shift=grf["shift"],
-        grf_exponent=grf["exponent"],
-        grf_scale=grf["scale"],
         face_mean=cfg["face_mean"],
+        **_grf_settings(cfg),
     )
+
+
+def _grf_settings(cfg: Mapping[str, Any]) -> dict[str, float]:
+    """The config's ``grf: {scale, shift, exponent}`` as the problems' ``grf_*`` settings."""
+    return {f"grf_{key}": cfg["grf"][key] for key in ("scale", "shift", "exponent")}
 
 
 def generate_darcy(
@@ -83,25 +85,14 @@ def generate_darcy(
     dims = ("sample", "y", "x")
     ds = xr.Dataset(
         {"a": (dims, a), "u": (dims, u)},
-        coords={
-            "sample": np.arange(start, start + count),
-            "y": problem.grid,
-            "x": problem.grid,
-            "seed": ("sample", seeds.astype(np.int64)),
-        },
+        coords=sample_coords(start, seeds, {"y": problem.grid, "x": problem.grid}),
     )
-    ds.attrs.update(
-        split=split,
-        solver="darcy_fd5_spsolve",
-        solver_dtype="float64",
-        **DATASET_SPECS["darcy"].layout.attrs(),
-    )
+    solver_attrs(ds, "darcy", split=split, solver="darcy_fd5_spsolve")
     return ds
 
 
 def navier_stokes_problem(cfg: Mapping[str, Any]) -> NavierStokesProblem:
     """The :class:`NavierStokesProblem` of a dataset config."""
-    grf = cfg["grf"]
     return NavierStokesProblem(
         viscosity=cfg["viscosity"],
         t_final=cfg["t_final"],
@@ -109,9 +100,7 @@ def navier_stokes_problem(cfg: Mapping[str, Any]) -> NavierStokesProblem:
         resolution=cfg["base_resolution"],
         record_interval=1.0 / cfg["records_per_time"],
         forcing_amplitude=cfg["forcing_amplitude"],
-        grf_scale=grf["scale"],
-        grf_shift=grf["shift"],
-        grf_exponent=grf["exponent"],
+        **_grf_settings(cfg),
     )
 
 
@@ -174,21 +163,20 @@ def generate_navier_stokes(
             "w_in": (dims, w[:, unit]),
             "w": (("sample", "time", "y", "x"), w[:, unit[-1] + 1 :]),
         },
-        coords={
-            "sample": np.arange(start, start + count),
-            "time_in": times[unit],
-            "time": times[unit[-1] + 1 :],
-            "y": problem.grid,
-            "x": problem.grid,
-            "seed": ("sample", seeds.astype(np.int64)),
-            "viscosity": ("sample", np.full(count, problem.viscosity)),
-        },
+        coords=sample_coords(
+            start,
+            seeds,
+            {
+                "time_in": times[unit],
+                "time": times[unit[-1] + 1 :],
+                "y": problem.grid,
+                "x": problem.grid,
+            },
+            {"viscosity": problem.viscosity},
+        ),
     )
-    ds.attrs.update(
-        split=split,
-        solver="navier_stokes_ab2cn_pseudospectral",
-        solver_dtype="float64",
+    solver_attrs(
+        ds, "navier_stokes", split=split, solver="navier_stokes_ab2cn_pseudospectral",
         time_step=problem.time_step,
-        **DATASET_SPECS["navier_stokes"].layout.attrs(),
-    )
+    )  # fmt: skip
     return ds

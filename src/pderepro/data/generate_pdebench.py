@@ -20,15 +20,15 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import torch
 import xarray as xr
 
+from pderepro.data.records import sample_coords, solver_attrs
 from pderepro.data.seeds import sample_seeds
-from pderepro.data.specs import DATASET_SPECS
 from pderepro.solvers.burgers.viscous_burgers import (
     OVERSAMPLE,
     PDEBenchBurgersProblem,
@@ -148,22 +148,37 @@ def _trajectories(
     extra: Mapping[str, tuple[tuple[str, ...], np.ndarray]] | None = None,
 ) -> xr.Dataset:
     """The dataset of ``u`` ``(sample, time, x)`` float32 with its coordinates and records."""
-    count = u.shape[0]
+    grid = {
+        "time": frame_times(cfg["t_final"], cfg["n_frames"]),
+        "x": cell_centres(cfg["base_resolution"]),
+        "sine": np.arange(1, len(ics[0].modes) + 1),
+    }
     return xr.Dataset(
         {"u": (("sample", "time", "x"), u), **ic_records(ics), **(extra or {})},
-        coords={
-            "sample": np.arange(start, start + count),
-            "time": frame_times(cfg["t_final"], cfg["n_frames"]),
-            "x": cell_centres(cfg["base_resolution"]),
-            "sine": np.arange(1, len(ics[0].modes) + 1),
-            "seed": ("sample", seeds.astype(np.int64)),
-            **{p: ("sample", np.full(count, _parameter(cfg, p))) for p in parameters},
-        },
+        coords=sample_coords(start, seeds, grid, {p: _parameter(cfg, p) for p in parameters}),
     )
 
 
 def _progress(what: str, done: int, count: int, clock: float, detail: str = "") -> None:
     log.info("%s: %d/%d samples, %.1f s%s", what, done, count, time.perf_counter() - clock, detail)
+
+
+def _batched_frames(
+    ics: Sequence[SinesIC],
+    cfg: Mapping[str, Any],
+    frames_of: Callable[[Sequence[SinesIC]], np.ndarray],
+    what: str,
+) -> np.ndarray:
+    """``frames_of(batch)`` for batches of :data:`ADVECTION_BATCH` samples, gathered as
+    ``u(sample, time, x)`` float32 (``n_frames`` times ``base_resolution`` cells, units of u)."""
+    count = len(ics)
+    u = np.empty((count, cfg["n_frames"], cfg["base_resolution"]), dtype=np.float32)
+    clock = time.perf_counter()
+    for first in range(0, count, ADVECTION_BATCH):
+        batch = ics[first : first + ADVECTION_BATCH]
+        u[first : first + len(batch)] = frames_of(batch)
+        _progress(what, first + len(batch), count, clock)
+    return u
 
 
 def generate_pdebench_advection(
@@ -196,24 +211,20 @@ def generate_pdebench_advection(
     """
     del device
     beta = _parameter(cfg, "beta")
-    n_cells, n_frames = cfg["base_resolution"], cfg["n_frames"]
     seeds, ics = _draw(cfg, split, start, count)
-    u = np.empty((count, n_frames, n_cells), dtype=np.float32)  # (sample, time, x)
-    clock = time.perf_counter()
-    for first in range(0, count, ADVECTION_BATCH):
-        batch = ics[first : first + ADVECTION_BATCH]
-        u[first : first + len(batch)] = advection_frames(
-            batch, beta, n_cells=n_cells, t_final=cfg["t_final"], n_frames=n_frames
-        )
-        _progress(f"PDEBench advection beta={beta:g}", first + len(batch), count, clock)
+    u = _batched_frames(
+        ics, cfg,
+        lambda batch: advection_frames(
+            batch, beta, n_cells=cfg["base_resolution"], t_final=cfg["t_final"],
+            n_frames=cfg["n_frames"],
+        ),
+        f"PDEBench advection beta={beta:g}",
+    )  # fmt: skip
     ds = _trajectories(u, cfg=cfg, start=start, seeds=seeds, ics=ics, parameters=["beta"])
-    ds.attrs.update(
-        split=split,
-        solver="pdebench_advection_exact",
-        solver_dtype="float64",
+    solver_attrs(
+        ds, "pdebench_advection", split=split, solver="pdebench_advection_exact",
         t_final=float(cfg["t_final"]),
-        **DATASET_SPECS["pdebench_advection"].layout.attrs(),
-    )
+    )  # fmt: skip
     return ds
 
 
@@ -312,10 +323,11 @@ def generate_pdebench_burgers(
         parameters=["nu"],
         extra={"spectral_tail": (("sample",), tail)},
     )
-    ds.attrs.update(
+    solver_attrs(
+        ds,
+        "pdebench_burgers",
         split=split,
         solver="pdebench_burgers_spectral",
-        solver_dtype="float64",
         t_final=problem.t_final,
         internal_resolution=problem.resolution,
         time_step=problem.time_step,
@@ -323,7 +335,6 @@ def generate_pdebench_burgers(
         courant=problem.courant,
         speed_bound=problem.speed_bound,
         oversample=OVERSAMPLE,
-        **DATASET_SPECS["pdebench_burgers"].layout.attrs(),
     )
     return ds
 
@@ -360,23 +371,19 @@ def generate_pdebench_diffusion_reaction(
     del device
     nu, rho = _parameter(cfg, "nu"), _parameter(cfg, "rho")
     seeds, ics = _draw(cfg, split, start, count)
-    clock = time.perf_counter()
-    u = np.empty((count, cfg["n_frames"], cfg["base_resolution"]), dtype=np.float32)
-    for first in range(0, count, ADVECTION_BATCH):
-        batch = ics[first : first + ADVECTION_BATCH]
-        u[first : first + len(batch)] = pdebench_diffusion_reaction_frames(
+    u = _batched_frames(
+        ics, cfg,
+        lambda batch: pdebench_diffusion_reaction_frames(
             batch, nu, rho, n_cells=cfg["base_resolution"], t_final=cfg["t_final"],
             n_frames=cfg["n_frames"], steps_per_frame=cfg["steps_per_frame"],
-        )  # fmt: skip
-        _progress(f"diffusion-reaction nu={nu:g} rho={rho:g}", first + len(batch), count, clock)
+        ),
+        f"diffusion-reaction nu={nu:g} rho={rho:g}",
+    )  # fmt: skip
     ds = _trajectories(u, cfg=cfg, start=start, seeds=seeds, ics=ics, parameters=["nu", "rho"])
-    ds.attrs.update(
-        split=split,
-        solver="pdebench_diffusion_reaction_strang",
-        solver_dtype="float64",
-        t_final=float(cfg["t_final"]),
+    solver_attrs(
+        ds, "pdebench_diffusion_reaction", split=split,
+        solver="pdebench_diffusion_reaction_strang", t_final=float(cfg["t_final"]),
         steps_per_frame=int(cfg["steps_per_frame"]),
         initial_condition="PDEBench sines mapped into [0, 1] per sample (min-max)",
-        **DATASET_SPECS["pdebench_diffusion_reaction"].layout.attrs(),
-    )
+    )  # fmt: skip
     return ds

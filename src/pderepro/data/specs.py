@@ -140,6 +140,27 @@ def _pdebench_burgers_seconds(cfg: Mapping[str, Any]) -> float:
     return problem.resolution * steps * PDEBENCH_BURGERS_S_PER_POINT_STEP
 
 
+def _pdebench_spec(
+    equation: str,
+    scalars: tuple[str, ...],
+    seconds_per_sample: Callable[[Mapping[str, Any]], float],
+) -> DatasetSpec:
+    """The spec of PDEBench's 1-D ``equation`` (``advection``, ``burgers``, ...): trajectories
+    ``u(sample, time, x)`` on the periodic grid, with the PDE parameters ``scalars`` recorded
+    per sample, made by ``generate_pdebench_<equation>``; ``seconds_per_sample`` as
+    :attr:`DatasetSpec.seconds_per_sample` (s)."""
+    return DatasetSpec(
+        solver=f"pdebench_{equation}",
+        layout=Layout(
+            inputs=("u",), target="u", grid="periodic", scalars=scalars, trajectory_dim="time"
+        ),
+        ndim=1,
+        generator=f"pderepro.data.generate_pdebench:generate_pdebench_{equation}",
+        values_per_sample=_trajectory_values,
+        seconds_per_sample=seconds_per_sample,
+    )
+
+
 #: Every solver's spec, by ``dataset.solver``.
 DATASET_SPECS: dict[str, DatasetSpec] = {
     spec.solver: spec
@@ -172,39 +193,16 @@ DATASET_SPECS: dict[str, DatasetSpec] = {
                 cfg["base_resolution"] ** 2 * _steps(cfg) * NS_S_PER_POINT_STEP
             ),
         ),
-        DatasetSpec(
-            solver="pdebench_advection",
-            layout=Layout(
-                inputs=("u",), target="u", grid="periodic", scalars=("beta",), trajectory_dim="time"
-            ),
-            ndim=1,
-            generator="pderepro.data.generate_pdebench:generate_pdebench_advection",
-            values_per_sample=_trajectory_values,
-            seconds_per_sample=lambda cfg: _trajectory_values(cfg) * PDEBENCH_ADVECTION_S_PER_VALUE,
+        _pdebench_spec(
+            "advection",
+            ("beta",),
+            lambda cfg: _trajectory_values(cfg) * PDEBENCH_ADVECTION_S_PER_VALUE,
         ),
-        DatasetSpec(
-            solver="pdebench_burgers",
-            layout=Layout(
-                inputs=("u",), target="u", grid="periodic", scalars=("nu",), trajectory_dim="time"
-            ),
-            ndim=1,
-            generator="pderepro.data.generate_pdebench:generate_pdebench_burgers",
-            values_per_sample=_trajectory_values,
-            seconds_per_sample=_pdebench_burgers_seconds,
-        ),
-        DatasetSpec(
-            solver="pdebench_diffusion_reaction",
-            layout=Layout(
-                inputs=("u",),
-                target="u",
-                grid="periodic",
-                scalars=("nu", "rho"),
-                trajectory_dim="time",
-            ),  # fmt: skip
-            ndim=1,
-            generator="pderepro.data.generate_pdebench:generate_pdebench_diffusion_reaction",
-            values_per_sample=_trajectory_values,
-            seconds_per_sample=lambda cfg: (
+        _pdebench_spec("burgers", ("nu",), _pdebench_burgers_seconds),
+        _pdebench_spec(
+            "diffusion_reaction",
+            ("nu", "rho"),
+            lambda cfg: (
                 cfg["base_resolution"]
                 * (cfg["n_frames"] - 1)
                 * cfg["steps_per_frame"]

@@ -9,7 +9,8 @@ fail (the tolerances are the unit tests', ``tests/unit/test_allen_cahn.py``):
   should be 4 (tolerance 3.8-4.2; measured 3.87, 3.93, 3.97, 3.98 for ``dt = 0.05 ..
   0.003125``, differences 4.4e-5 down to 8.0e-10);
 * a second, independent method, Strang splitting of the exact reaction flow and exact diffusion
-  (:func:`~pderepro.solvers.reaction_diffusion.allen_cahn.allen_cahn_strang_frames`), against ETDRK4
+  (:func:`~pderepro.solvers.reaction_diffusion.allen_cahn.allen_cahn_frames` with
+  ``method="strang"``), against ETDRK4
   at its default step, at ``t = 1``: the differences should fall at order 2 (tolerance 1.9-2.1;
   measured 2.00, 1.99) and be below 1e-7 at the finest level (measured 3.2e-7, 8.1e-8, 2.0e-8 for
   ``dt = 1e-3, 5e-4, 2.5e-4``);
@@ -30,7 +31,6 @@ About 1.2-1.7 s on one core.
 from __future__ import annotations
 
 import logging
-import math
 
 import numpy as np
 import pandas as pd
@@ -42,13 +42,12 @@ from pderepro.solvers.reaction_diffusion.allen_cahn import (
     STEPS_PER_UNIT,
     T_FINAL,
     allen_cahn_frames,
-    allen_cahn_strang_frames,
     periodic_grid,
     study_initial_condition,
 )
 from pderepro.solvers.transport.advection import BETA, convection_exact
 from pderepro.solvers.transport.advection import DOMAIN as CONVECTION_DOMAIN
-from pderepro.verification.table import COLUMNS, observed_orders
+from pderepro.verification.table import convergence_rows, log_table, row, successive_differences
 
 logger = logging.getLogger(__name__)
 
@@ -65,33 +64,24 @@ SPACE_LEVELS = (256, 512, 1024, 2048)
 N_FRAMES = 201
 
 
-def _row(solver: str, case: str, n: int, dt: float, error: float, order: float = math.nan):
-    values = (solver, case, int(n), float(dt), float(error), float(order))
-    return dict(zip(COLUMNS, values, strict=True))
-
-
 def _solve(
     n: int, times: np.ndarray, steps_per_unit: int = STEPS_PER_UNIT, *, strang: bool = False
 ):
     lo, hi = DOMAIN
     u0 = study_initial_condition(periodic_grid(lo, hi, n))  # (n,)
-    solve = allen_cahn_strang_frames if strang else allen_cahn_frames
-    return solve(u0, hi - lo, times, DIFFUSION, REACTION, steps_per_unit)  # (nt, n)
+    method = "strang" if strang else "etdrk4"
+    return allen_cahn_frames(
+        u0, hi - lo, times, DIFFUSION, REACTION, steps_per_unit, method=method
+    )  # (nt, n)
 
 
 def time_self_convergence(levels=TIME_LEVELS, n: int = N_POINTS) -> list[dict]:
     """Rows of each level of ``levels`` (steps per unit) against the next finer, with orders."""
     times = np.linspace(0.0, T_FINAL, 11)
-    solutions = [_solve(n, times, s) for s in levels]
-    errors = [
-        float(np.abs(a - b).max()) for a, b in zip(solutions[:-1], solutions[1:], strict=True)
-    ]
-    orders = observed_orders(errors, [float(s) for s in levels[:-1]])
+    errors = successive_differences([_solve(n, times, s) for s in levels])
     case = f"d={DIFFUSION:g}, r={REACTION:g} self-convergence in dt, 11 frames to t=1"
-    return [
-        _row(SOLVER, case, n, 1.0 / s, err, order)
-        for s, err, order in zip(levels[:-1], errors, orders, strict=True)
-    ]
+    steps = [float(s) for s in levels[:-1]]
+    return convergence_rows(SOLVER, case, n, [1.0 / s for s in levels[:-1]], errors, steps)
 
 
 def strang_agreement(levels=STRANG_LEVELS, n: int = N_POINTS) -> list[dict]:
@@ -99,12 +89,9 @@ def strang_agreement(levels=STRANG_LEVELS, n: int = N_POINTS) -> list[dict]:
     times = np.array([T_FINAL])
     reference = _solve(n, times)[-1]
     errors = [float(np.abs(_solve(n, times, s, strang=True)[-1] - reference).max()) for s in levels]
-    orders = observed_orders(errors, [float(s) for s in levels])
     case = f"Strang splitting (exact flows) vs ETDRK4 dt={1 / STEPS_PER_UNIT:g}, t=1"
-    return [
-        _row("allen_cahn_strang", case, n, 1.0 / s, err, order)
-        for s, err, order in zip(levels, errors, orders, strict=True)
-    ]
+    dts = [1.0 / s for s in levels]
+    return convergence_rows("allen_cahn_strang", case, n, dts, errors, [float(s) for s in levels])
 
 
 def space_convergence(levels=SPACE_LEVELS) -> list[dict]:
@@ -117,18 +104,14 @@ def space_convergence(levels=SPACE_LEVELS) -> list[dict]:
         for a, b in zip(solutions[:-1], solutions[1:], strict=True)
     ]
     errors = [float(d[-1].max()) for d in diffs]
-    orders = observed_orders(errors, [float(n) for n in levels[:-1]])
     dt = 1.0 / STEPS_PER_UNIT
     case = "grid vs twice as many points, t=1"
-    rows = [
-        _row(SOLVER, case, n, dt, err, order)
-        for n, err, order in zip(levels[:-1], errors, orders, strict=True)
-    ]
+    rows = convergence_rows(SOLVER, case, levels[:-1], dt, errors, [float(n) for n in levels[:-1]])
     if N_POINTS in levels[:-1]:
         fine = solutions[-1][:, :: levels[-1] // N_POINTS]
         kink = float(np.abs(solutions[levels.index(N_POINTS)] - fine).max())
         case = f"grid vs {levels[-1]} points, all {N_FRAMES} frames (kink of u0 at x=-1)"
-        rows.append(_row(SOLVER, case, N_POINTS, dt, kink))
+        rows.append(row(SOLVER, case, N_POINTS, dt, kink))
     return rows
 
 
@@ -141,7 +124,7 @@ def convection_fourier(n: int = N_POINTS, n_frames: int = 251, beta: float = BET
     fourier = np.fft.irfft(np.fft.rfft(np.sin(x))[None, :] * shift, n=n, axis=1)  # (nt, n)
     error = np.abs(convection_exact(x, times, beta) - fourier).max()
     case = f"beta={beta:g} formula vs Fourier propagation, {n_frames} frames"
-    return _row("convection_exact", case, n, times[1], error)
+    return row("convection_exact", case, n, times[1], error)
 
 
 def allen_cahn_verification() -> pd.DataFrame:
@@ -158,6 +141,4 @@ def allen_cahn_verification() -> pd.DataFrame:
         *space_convergence(),
         convection_fourier(),
     ]
-    table = pd.DataFrame(rows, columns=COLUMNS)
-    logger.info("Allen-Cahn and convection verification:\n%s", table.to_string(index=False))
-    return table
+    return log_table(rows, "Allen-Cahn and convection verification", logger)

@@ -9,10 +9,11 @@ import numpy as np
 import pandas as pd
 
 from pderepro.solvers.burgers.burgers import BurgersProblem, cole_hopf_sine, solve_burgers
-from pderepro.verification.table import COLUMNS, observed_orders
+from pderepro.verification.table import convergence_rows, log_table
 
 logger = logging.getLogger(__name__)
 
+SOLVER = "burgers_etdrk4"
 #: Formal order of accuracy of the ETDRK4 time stepper.
 ETDRK4_ORDER = 4
 
@@ -87,42 +88,21 @@ def burgers_convergence(
     pandas.DataFrame
         Columns ``solver, case, resolution, dt, max_abs_error, observed_order``.
     """
-    rows: list[dict[str, object]] = []
-
     space_errors = [
         _sine_error(amplitude, viscosity, t_final, int(n), space_time_step) for n in resolutions
     ]
-    space_orders = observed_orders(space_errors, [float(n) for n in resolutions])
-    for n, err, order in zip(resolutions, space_errors, space_orders, strict=True):
-        rows.append(
-            {
-                "solver": "burgers_etdrk4",
-                "case": "cole_hopf_space",
-                "resolution": int(n),
-                "dt": float(space_time_step),
-                "max_abs_error": err,
-                "observed_order": order,
-            }
-        )
+    rows = convergence_rows(
+        SOLVER, "cole_hopf_space", resolutions, float(space_time_step), space_errors,
+        [float(n) for n in resolutions],
+    )  # fmt: skip
 
     time_errors = [
         _sine_error(time_amplitude, viscosity, t_final, time_resolution, float(dt))
         for dt in time_steps
     ]
     # Refinement ratio is dt_prev / dt, so feed 1/dt as the "resolution".
-    time_orders = observed_orders(time_errors, [1.0 / float(dt) for dt in time_steps])
-    for dt, err, order in zip(time_steps, time_errors, time_orders, strict=True):
-        rows.append(
-            {
-                "solver": "burgers_etdrk4",
-                "case": "cole_hopf_time",
-                "resolution": int(time_resolution),
-                "dt": float(dt),
-                "max_abs_error": err,
-                "observed_order": order,
-            }
-        )
-
-    table = pd.DataFrame(rows, columns=COLUMNS)
-    logger.info("Burgers convergence study:\n%s", table.to_string(index=False))
-    return table
+    rows += convergence_rows(
+        SOLVER, "cole_hopf_time", int(time_resolution), [float(dt) for dt in time_steps],
+        time_errors, [1.0 / float(dt) for dt in time_steps],
+    )  # fmt: skip
+    return log_table(rows, "Burgers convergence study", logger)

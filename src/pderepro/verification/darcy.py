@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from pderepro.solvers.elliptic.darcy import DarcyProblem, solve_darcy
-from pderepro.verification.table import COLUMNS, observed_orders
+from pderepro.verification.table import convergence_rows, log_table
 
 logger = logging.getLogger(__name__)
 
@@ -126,18 +126,8 @@ def _rows(
     face_mean: str = "harmonic",
 ) -> list[dict[str, object]]:
     errors = [_max_error(case, int(s), face_mean) for s in resolutions]
-    orders = observed_orders(errors, [float(int(s) - 1) for s in resolutions])  # 1/h
-    return [
-        {
-            "solver": SOLVER,
-            "case": case_name,
-            "resolution": int(s),
-            "dt": np.nan,
-            "max_abs_error": err,
-            "observed_order": order,
-        }
-        for s, err, order in zip(resolutions, errors, orders, strict=True)
-    ]
+    inverse_h = [float(int(s) - 1) for s in resolutions]
+    return convergence_rows(SOLVER, case_name, resolutions, np.nan, errors, inverse_h)
 
 
 def darcy_convergence(
@@ -178,6 +168,4 @@ def darcy_convergence(
         rows += _rows(
             interface_case(face_mean), manufactured_interface, interface_resolutions, face_mean
         )
-    table = pd.DataFrame(rows, columns=COLUMNS)
-    logger.info("Darcy convergence study:\n%s", table.to_string(index=False))
-    return table
+    return log_table(rows, "Darcy convergence study", logger)

@@ -15,7 +15,6 @@ exactly and joins them by Strang splitting, so three checks, each able to fail:
 from __future__ import annotations
 
 import logging
-import math
 
 import numpy as np
 import pandas as pd
@@ -35,7 +34,7 @@ from pderepro.solvers.reaction_diffusion.diffusion_reaction import (
     logistic,
     unit_interval_initial_conditions,
 )
-from pderepro.verification.table import COLUMNS, observed_orders
+from pderepro.verification.table import convergence_rows, log_table, row, successive_differences
 
 logger = logging.getLogger(__name__)
 
@@ -46,10 +45,12 @@ SINES = SinesIC(modes=(1, 3), amplitudes=(0.7, 0.4), phases=(0.3, 1.9))
 LEVELS = (12, 25, 50, 100, 200)
 
 
-def _row(case: str, dt: float, error: float, order: float = math.nan) -> dict:
-    return dict(
-        zip(COLUMNS, (SOLVER, case, N_CELLS, float(dt), float(error), float(order)), strict=True)
-    )
+def _unit_samples(n_samples: int, seed: int) -> np.ndarray:
+    """``n_samples`` PDEBench initial conditions drawn in turn from one generator and mapped
+    into [0, 1] at the cell centres, ``(n_samples, N_CELLS)`` (dimensionless)."""
+    rng = np.random.default_rng(seed)
+    ics = [draw_initial_condition(rng) for _ in range(n_samples)]
+    return unit_interval_initial_conditions(ics, cell_centres(N_CELLS))
 
 
 def pure_diffusion(nu: float = 0.5) -> dict:
@@ -61,39 +62,32 @@ def pure_diffusion(nu: float = 0.5) -> dict:
         k = 2.0 * np.pi * n
         exact += amp * np.exp(-nu * k**2 * times)[:, None] * np.sin(k * x + phase)[None, :]
     dt = float(times[1]) / 100
-    return _row(f"rho=0, nu={nu:g} vs closed form, 101 frames to T=1", dt, np.abs(u - exact).max())
+    case = f"rho=0, nu={nu:g} vs closed form, 101 frames to T=1"
+    return row(SOLVER, case, N_CELLS, dt, np.abs(u - exact).max())
 
 
 def pure_reaction(rho: float = 10.0, n_samples: int = 16, seed: int = 0) -> dict:
     """Largest error of the ``nu = 0`` solution against the logistic formula at each frame."""
-    rng = np.random.default_rng(seed)
-    ics = [draw_initial_condition(rng) for _ in range(n_samples)]
-    u0 = unit_interval_initial_conditions(ics, cell_centres(N_CELLS))
+    u0 = _unit_samples(n_samples, seed)
     u = diffusion_reaction_frames(u0, 0.0, rho)  # (S, n_frames, n_cells)
     times = frame_times(T_FINAL, N_FRAMES)
     exact = np.stack([logistic(u0, rho, float(t)) for t in times], axis=1)
     case = f"nu=0, rho={rho:g} vs logistic formula, {n_samples} PDEBench samples"
-    return _row(case, float(times[1]) / 100, np.abs(u - exact).max())
+    return row(SOLVER, case, N_CELLS, float(times[1]) / 100, np.abs(u - exact).max())
 
 
 def strang_self_convergence(
     nu: float = 0.5, rho: float = 10.0, n_samples: int = 4, seed: int = 1
 ) -> list[dict]:
     """Rows of each level of :data:`LEVELS` against the next finer one, with orders."""
-    rng = np.random.default_rng(seed)
-    ics = [draw_initial_condition(rng) for _ in range(n_samples)]
-    u0 = unit_interval_initial_conditions(ics, cell_centres(N_CELLS))
-    solutions = [diffusion_reaction_frames(u0, nu, rho, steps_per_frame=n) for n in LEVELS]
-    errors = [
-        float(np.abs(a - b).max()) for a, b in zip(solutions[:-1], solutions[1:], strict=True)
-    ]
-    orders = observed_orders(errors, [float(n) for n in LEVELS[:-1]])
+    u0 = _unit_samples(n_samples, seed)
+    errors = successive_differences(
+        [diffusion_reaction_frames(u0, nu, rho, steps_per_frame=n) for n in LEVELS]
+    )
     spacing = float(frame_times(T_FINAL, N_FRAMES)[1])
     case = f"nu={nu:g}, rho={rho:g} self-convergence in dt, difference to next level"
-    return [
-        _row(case, spacing / n, err, order)
-        for n, err, order in zip(LEVELS[:-1], errors, orders, strict=True)
-    ]
+    dts = [spacing / n for n in LEVELS[:-1]]
+    return convergence_rows(SOLVER, case, N_CELLS, dts, errors, [float(n) for n in LEVELS[:-1]])
 
 
 def diffusion_reaction_verification() -> pd.DataFrame:
@@ -105,6 +99,4 @@ def diffusion_reaction_verification() -> pd.DataFrame:
         Columns :data:`~pderepro.verification.table.COLUMNS`.
     """
     rows = [pure_diffusion(), pure_reaction(), *strang_self_convergence()]
-    table = pd.DataFrame(rows, columns=COLUMNS)
-    logger.info("diffusion-reaction verification:\n%s", table.to_string(index=False))
-    return table
+    return log_table(rows, "diffusion-reaction verification", logger)

@@ -16,7 +16,7 @@ from pderepro.solvers.lorenz96.lorenz96 import (
     quadratic_invariant,
     whole_steps,
 )
-from pderepro.verification.table import COLUMNS, observed_orders
+from pderepro.verification.table import convergence_rows, log_table
 
 logger = logging.getLogger(__name__)
 
@@ -99,19 +99,8 @@ def lorenz96_convergence(
     rows: list[dict[str, object]] = []
 
     def add_rows(case: str, dts: Sequence[float], errors: list[float]) -> None:
-        for dt, err, order in zip(
-            dts, errors, observed_orders(errors, [1.0 / dt for dt in dts]), strict=True
-        ):
-            rows.append(
-                {
-                    "solver": SOLVER,
-                    "case": case,
-                    "resolution": int(problem.n_fast),
-                    "dt": float(dt),
-                    "max_abs_error": float(err),
-                    "observed_order": order,
-                }
-            )
+        inverse_dts = [1.0 / dt for dt in dts]
+        rows.extend(convergence_rows(SOLVER, case, problem.n_fast, dts, errors, inverse_dts))
 
     ref_x, ref_y = _advance(x0, y0, problem, min(time_steps) / reference_refinement, horizon)
     time_errors = []
@@ -128,6 +117,4 @@ def lorenz96_convergence(
         drifts.append(float(np.max(np.abs(quadratic_invariant(x, y) / energy0 - 1.0))))
     add_rows("invariant_advection", invariant_time_steps, drifts)
 
-    table = pd.DataFrame(rows, columns=COLUMNS)
-    logger.info("Lorenz-96 convergence study:\n%s", table.to_string(index=False))
-    return table
+    return log_table(rows, "Lorenz-96 convergence study", logger)

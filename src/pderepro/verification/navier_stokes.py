@@ -29,7 +29,7 @@ from pderepro.solvers.navier_stokes.navier_stokes import (
     solve_navier_stokes,
 )
 from pderepro.solvers.navier_stokes.torus import sample_vorticity_grf, wavenumbers
-from pderepro.verification.table import COLUMNS, observed_orders
+from pderepro.verification.table import convergence_rows, log_table, row
 
 logger = logging.getLogger(__name__)
 
@@ -261,7 +261,42 @@ def advective_reference_difference(
         w0.numpy(), problem.forcing(), box_size=problem.box_size, viscosity=problem.viscosity,
         drag=problem.drag, beta=problem.beta, t_final=problem.t_final, time_step=reference_step,
     )  # fmt: skip
-    return float(np.abs(ours - reference).max() / np.abs(reference).max())
+    return relative_max_error(ours, reference)
+
+
+def reference_rows(
+    case: str,
+    problem: NavierStokesProblem,
+    w0: torch.Tensor,
+    time_steps: Sequence[float],
+    reference_step: float,
+) -> list:
+    """Rows of a step refinement of ``problem`` against :func:`box_if_rk4`.
+
+    Parameters
+    ----------
+    case : str
+        The rows' case.
+    problem : NavierStokesProblem
+        The run, its ``time_step`` replaced by each of ``time_steps``.
+    w0 : torch.Tensor
+        Initial vorticities ``(batch, n, n)`` (1 / time).
+    time_steps : sequence of float
+        AB2/CN steps (time units), coarsest first.
+    reference_step : float
+        Step of :func:`box_if_rk4` (time units).
+
+    Returns
+    -------
+    list of dict
+        One row per step, the error :func:`advective_reference_difference` (dimensionless).
+    """
+    return refinement_rows(
+        case, problem.resolution, time_steps,
+        lambda dt: advective_reference_difference(
+            dataclasses.replace(problem, time_step=dt), w0, reference_step
+        ),
+    )  # fmt: skip
 
 
 def refinement_rows(
@@ -270,16 +305,7 @@ def refinement_rows(
     """Rows of a step-refinement case: ``error_of(dt)`` per step, with observed orders."""
     dts = [float(dt) for dt in time_steps]
     errors = [error_of(dt) for dt in dts]
-    orders = observed_orders(errors, [1.0 / dt for dt in dts])
-    return _rows(case, [resolution] * len(dts), dts, errors, orders)
-
-
-def _rows(case: str, resolution: Sequence[int], dts: Sequence[float], errors, orders) -> list:
-    return [
-        {"solver": SOLVER, "case": case, "resolution": int(n), "dt": float(dt),
-         "max_abs_error": float(e), "observed_order": float(o)}
-        for n, dt, e, o in zip(resolution, dts, errors, orders, strict=True)
-    ]  # fmt: skip
+    return convergence_rows(SOLVER, case, resolution, dts, errors, [1.0 / dt for dt in dts])
 
 
 def navier_stokes_verification(
@@ -332,22 +358,16 @@ def navier_stokes_verification(
     pandas.DataFrame
         Columns :data:`pderepro.verification.table.COLUMNS`.
     """
-    rows: list[dict[str, object]] = []
-    errors = [
-        taylor_green_error(
-            int(n),
-            decay_time_step,
-            viscosity=decay_viscosity,
-            t_final=decay_t_final,
-            wavenumber=decay_wavenumber,
-        )  # fmt: skip
+    rows = [
+        row(
+            SOLVER, "taylor_green_decay (max relative error)", n, decay_time_step,
+            taylor_green_error(
+                int(n), decay_time_step, viscosity=decay_viscosity, t_final=decay_t_final,
+                wavenumber=decay_wavenumber,
+            ),
+        )
         for n in decay_resolutions
-    ]
-    rows += _rows(
-        "taylor_green_decay (max relative error)", decay_resolutions,
-        [decay_time_step] * len(errors), errors, [math.nan] * len(errors),
-    )  # fmt: skip
-
+    ]  # fmt: skip
     rows += refinement_rows(
         "forced_shell_time (max relative error)", forced_resolution, forced_time_steps,
         lambda dt: forced_shell_error(
@@ -372,14 +392,8 @@ def navier_stokes_verification(
         viscosity=advective_viscosity, t_final=advective_t_final,
         resolution=advective_resolution, record_interval=advective_t_final,
     )  # fmt: skip
-    rows += refinement_rows(
-        "advective_if_rk4 (max relative difference)", advective_resolution,
-        advective_time_steps,
-        lambda dt: advective_reference_difference(
-            dataclasses.replace(advective, time_step=dt), w_adv, advective_reference_step
-        ),
+    rows += reference_rows(
+        "advective_if_rk4 (max relative difference)", advective, w_adv, advective_time_steps,
+        advective_reference_step,
     )  # fmt: skip
-
-    table = pd.DataFrame(rows, columns=COLUMNS)
-    logger.info("Navier-Stokes verification:\n%s", table.to_string(index=False))
-    return table
+    return log_table(rows, "Navier-Stokes verification", logger)

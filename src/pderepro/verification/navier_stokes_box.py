@@ -27,7 +27,6 @@ refined towards it; the difference is the AB2/CN time error, of order 2
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import math
 from collections.abc import Sequence
@@ -39,11 +38,14 @@ import torch
 from pderepro.solvers.navier_stokes.navier_stokes import NavierStokesProblem, solve_navier_stokes
 from pderepro.solvers.navier_stokes.torus import sample_vorticity_grf
 from pderepro.verification.navier_stokes import (
-    box_if_rk4,
+    advective_reference_difference as box_reference_difference,
+)
+from pderepro.verification.navier_stokes import (
+    reference_rows,
     refinement_rows,
     relative_max_error,
 )
-from pderepro.verification.table import COLUMNS
+from pderepro.verification.table import log_table
 
 __all__ = [
     "box_reference_difference",
@@ -155,19 +157,6 @@ def kolmogorov_laminar_error(
     return relative_max_error(w, np.fft.ifft2(exact_hat).real)
 
 
-def box_reference_difference(
-    problem: NavierStokesProblem, w0: torch.Tensor, reference_step: float
-) -> float:
-    """Max relative difference at ``problem.t_final`` between :func:`solve_navier_stokes`
-    (AB2/CN at ``problem.time_step``) and :func:`box_if_rk4` at ``reference_step``."""
-    ours = solve_navier_stokes(w0, problem, device="cpu")[:, -1].numpy()
-    reference = box_if_rk4(
-        w0.numpy(), problem.forcing(), box_size=problem.box_size, viscosity=problem.viscosity,
-        drag=problem.drag, beta=problem.beta, t_final=problem.t_final, time_step=reference_step,
-    )  # fmt: skip
-    return relative_max_error(ours, reference)
-
-
 def navier_stokes_box_verification(
     *,
     resolution: int = 32,
@@ -204,7 +193,8 @@ def navier_stokes_box_verification(
     - ``box_drag_beta_if_rk4``: two random fields (FNO covariance, grid values scaled to a
       largest magnitude of ``turbulent_amplitude``, 1/time, so that advection matters on the
       ``L = 2 pi`` box) with Kolmogorov forcing of amplitude 1, drag, viscosity and
-      ``turbulent_beta``, against :func:`box_if_rk4` at ``reference_step``.
+      ``turbulent_beta``, against
+      :func:`~pderepro.verification.navier_stokes.box_if_rk4` at ``reference_step``.
 
     Returns
     -------
@@ -256,13 +246,11 @@ def navier_stokes_box_verification(
         record_interval=turbulent_t_final, forcing_amplitude=1.0, forcing_kind="kolmogorov",
         forcing_wavenumber=forcing_wavenumber,
     )  # fmt: skip
-    rows += refinement_rows(
-        "box_drag_beta_if_rk4 (max relative difference)", turbulent_resolution,
+    rows += reference_rows(
+        "box_drag_beta_if_rk4 (max relative difference)",
+        base,
+        w0,
         turbulent_time_steps,
-        lambda dt: box_reference_difference(
-            dataclasses.replace(base, time_step=dt), w0, reference_step
-        ),
-    )  # fmt: skip
-    table = pd.DataFrame(rows, columns=COLUMNS)
-    logger.info("Navier-Stokes box verification:\n%s", table.to_string(index=False))
-    return table
+        reference_step,
+    )
+    return log_table(rows, "Navier-Stokes box verification", logger)

@@ -25,16 +25,11 @@ from pderepro.solvers.elliptic.nsm_reference import (
     poisson_solution,
     reaction_diffusion_reference,
 )
-from pderepro.verification.table import COLUMNS, observed_orders
+from pderepro.verification.table import convergence_rows, log_table, row, successive_differences
 
 logger = logging.getLogger(__name__)
 
 SOLVER = "nsm_reference"
-
-
-def _row(case: str, resolution: int, dt: float, error: float, order: float = math.nan) -> dict:
-    values = (SOLVER, case, int(resolution), float(dt), float(error), float(order))
-    return dict(zip(COLUMNS, values, strict=True))
 
 
 def poisson_manufactured(resolutions: tuple[int, ...] = (8, 12, 16, 24, 32, 48)) -> list[dict]:
@@ -49,11 +44,9 @@ def poisson_manufactured(resolutions: tuple[int, ...] = (8, 12, 16, 24, 32, 48))
         lap = 4.0 * np.pi**2 * (np.cos(a) ** 2 - np.sin(a) + np.sin(b) ** 2 - np.cos(b)) * u
         exact = u - u[0, 0]
         errors.append(float(np.abs(poisson_solution(-lap) - exact).max()))
-    orders = observed_orders(errors, [float(n) for n in resolutions])
     case = "Poisson in Fourier vs exp(sin 2 pi x + cos 2 pi y), gauge u(0,0)=0"
-    return [
-        _row(case, n, math.nan, e, o) for n, e, o in zip(resolutions, errors, orders, strict=True)
-    ]
+    refinements = [float(n) for n in resolutions]
+    return convergence_rows(SOLVER, case, resolutions, math.nan, errors, refinements)
 
 
 def _grf_initial(n_samples: int, seed: int) -> np.ndarray:
@@ -81,19 +74,18 @@ def reaction_diffusion_convergence(
     runs = [
         reaction_diffusion_reference(h, nu, rho, nx=256, steps=s, t=t, x_points=256) for s in levels
     ]
-    errors = [float(np.abs(a - b).max()) for a, b in zip(runs[:-1], runs[1:], strict=True)]
-    orders = observed_orders(errors, [float(s) for s in levels[:-1]])
     case = f"RD nu={nu:g}, rho={rho:g}, GRF: Strang self-convergence in dt, next level"
-    rows = [
-        _row(case, 256, 1.0 / s, e, o) for s, e, o in zip(levels[:-1], errors, orders, strict=True)
-    ]
+    steps = [float(s) for s in levels[:-1]]
+    rows = convergence_rows(
+        SOLVER, case, 256, [1.0 / s for s in levels[:-1]], successive_differences(runs), steps
+    )
     finest = reaction_diffusion_reference(
         h, nu, rho, nx=grids[-1], steps=levels[-1], t=t, x_points=grids[0]
     )
     case = f"RD nu={nu:g}, rho={rho:g}, GRF: grid self-convergence vs nx={grids[-1]}"
     for n in grids[:-1]:
         u = reaction_diffusion_reference(h, nu, rho, nx=n, steps=levels[-1], t=t, x_points=grids[0])
-        rows.append(_row(case, n, 1.0 / levels[-1], float(np.abs(u - finest).max())))
+        rows.append(row(SOLVER, case, n, 1.0 / levels[-1], float(np.abs(u - finest).max())))
     return rows
 
 
@@ -117,15 +109,15 @@ def navier_stokes_convergence(
                                        nx=nx, steps=steps, n_times=11, x_points=64)  # fmt: skip
 
     runs = [solve(64, s) for s in levels]
-    errors = [float(np.abs(a - b).max()) for a, b in zip(runs[:-1], runs[1:], strict=True)]
-    orders = observed_orders(errors, [float(s) for s in levels[:-1]])
     case = "NS forced nu=0.002, T=50, GRF l=0.8: AB2/CN self-convergence in dt, next level"
-    rows = [_row(case, 64, 50.0 / s, e, o)
-            for s, e, o in zip(levels[:-1], errors, orders, strict=True)]  # fmt: skip
+    steps = [float(s) for s in levels[:-1]]
+    rows = convergence_rows(
+        SOLVER, case, 64, [50.0 / s for s in levels[:-1]], successive_differences(runs), steps
+    )
     case = "NS forced nu=0.002, T=50, GRF l=0.8: grid self-convergence vs nx=64"
     for n in grids:
         error = float(np.abs(solve(n, levels[1]) - runs[1]).max())
-        rows.append(_row(case, n, 50.0 / levels[1], error))
+        rows.append(row(SOLVER, case, n, 50.0 / levels[1], error))
     return rows
 
 
@@ -137,9 +129,9 @@ def nsm_verification() -> pd.DataFrame:
     pandas.DataFrame
         Columns :data:`~pderepro.verification.table.COLUMNS`.
     """
-    table = pd.DataFrame(
-        [*poisson_manufactured(), *reaction_diffusion_convergence(), *navier_stokes_convergence()],
-        columns=COLUMNS,
-    )
-    logger.info("NSM reference verification:\n%s", table.to_string(index=False))
-    return table
+    rows = [
+        *poisson_manufactured(),
+        *reaction_diffusion_convergence(),
+        *navier_stokes_convergence(),
+    ]
+    return log_table(rows, "NSM reference verification", logger)

@@ -43,7 +43,7 @@ from pderepro.solvers.common.pdebench_ic import (
     frame_times,
 )
 from pderepro.solvers.transport.advection import RELEASED_BETAS, advect
-from pderepro.verification.table import COLUMNS, observed_orders
+from pderepro.verification.table import COLUMNS, convergence_rows, log_table, row
 
 logger = logging.getLogger(__name__)
 
@@ -57,13 +57,6 @@ STEEP_T = 0.1
 #: Internal grids of the ``nu = 1e-3`` study (8192 is 5 points per front for |u0| <= 1.3,
 #: the default rule; the data's 16384 covers |u0| <= 2).
 STEEP_LEVELS = (2048, 4096, 8192)
-
-
-def _row(
-    solver: str, case: str, resolution: int, dt: float, error: float, order: float = math.nan
-) -> dict:
-    values = (solver, case, int(resolution), float(dt), float(error), float(order))
-    return dict(zip(COLUMNS, values, strict=True))
 
 
 def cole_hopf_sines(
@@ -175,8 +168,8 @@ def advection_verification(*, n_samples: int = 16, seed: int = 0) -> pd.DataFram
             error = np.abs(advect(smooth, beta, x, float(t)) - _fourier_shift(s0, beta * t))
             fourier_error = max(fourier_error, float(error.max()))
     rows = [
-        _row(ADVECTION, "grid shifts vs numpy.roll, all IC kinds", N_CELLS, 0.0, roll_error),
-        _row(ADVECTION, "off-grid shifts vs Fourier shift", N_CELLS, 0.01, fourier_error),
+        row(ADVECTION, "grid shifts vs numpy.roll, all IC kinds", N_CELLS, 0.0, roll_error),
+        row(ADVECTION, "off-grid shifts vs Fourier shift", N_CELLS, 0.01, fourier_error),
     ]
     return pd.DataFrame(rows, columns=COLUMNS)
 
@@ -218,7 +211,7 @@ def cole_hopf_moderate(nus: Sequence[float] = (0.1, 1.0), amplitude: float = 1.0
         )
         case = f"nu={nu:g} vs Cole-Hopf, relative, 201 frames to T=2"
         error = _relative_error(u, exact)
-        rows.append(_row(BURGERS, case, problem.resolution, problem.time_step, error, math.nan))
+        rows.append(row(BURGERS, case, problem.resolution, problem.time_step, error))
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
@@ -287,16 +280,11 @@ def steep_front_convergence(
     self_errors = [
         _relative_error(a, b) for a, b in zip(solutions[:-1], solutions[1:], strict=True)
     ]
-    rows = []
+    grids, steps = [p.resolution for p in problems], [p.time_step for p in problems]
     case = f"nu={nu:g} vs Cole-Hopf integral, relative, T={t_final:g}"
-    for p, err, order in zip(
-        problems, exact_errors, observed_orders(exact_errors, resolutions), strict=True
-    ):
-        rows.append(_row(BURGERS, case, p.resolution, p.time_step, err, order))
+    rows = convergence_rows(BURGERS, case, grids, steps, exact_errors, resolutions)
     case = f"nu={nu:g} self-convergence, relative difference to next level, T={t_final:g}"
-    orders = observed_orders(self_errors, resolutions[:-1])
-    for p, err, order in zip(problems[:-1], self_errors, orders, strict=True):
-        rows.append(_row(BURGERS, case, p.resolution, p.time_step, err, order))
+    rows += convergence_rows(BURGERS, case, grids[:-1], steps[:-1], self_errors, resolutions[:-1])
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
@@ -312,5 +300,4 @@ def pdebench_verification() -> pd.DataFrame:
         [advection_verification(), cole_hopf_moderate(), steep_front_convergence()],
         ignore_index=True,
     )
-    logger.info("PDEBench solver verification:\n%s", table.to_string(index=False))
-    return table
+    return log_table(table, "PDEBench solver verification", logger)

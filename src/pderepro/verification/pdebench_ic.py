@@ -30,7 +30,7 @@ from pderepro.solvers.common.pdebench_ic import (
     cell_centres,
     sample_initial_conditions,
 )
-from pderepro.verification.table import COLUMNS
+from pderepro.verification.table import COLUMNS, row
 
 LAW = "pdebench_initial_law"
 #: Share of samples with ``|mean u0| > 0.1`` measured by an independent emulation of the
@@ -114,5 +114,5 @@ def initial_law_verification(n_draws: int = 4000, seed: int = 0) -> pd.DataFrame
             f"tolerance {s['tolerance']:.2g}"
         )
         error = abs(s["observed"] - s["expected"])
-        rows.append(dict(zip(COLUMNS, (LAW, case, n_draws, 0.0, error, math.nan), strict=True)))
+        rows.append(row(LAW, case, n_draws, 0.0, error))
     return pd.DataFrame(rows, columns=COLUMNS)

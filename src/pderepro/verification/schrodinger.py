@@ -54,7 +54,7 @@ from pderepro.solvers.elliptic.schrodinger import (
     finite_well_energies,
     richardson_energies,
 )
-from pderepro.verification.table import COLUMNS, observed_orders
+from pderepro.verification.table import convergence_rows, log_table, row
 
 logger = logging.getLogger(__name__)
 
@@ -66,16 +66,13 @@ LEVELS = (120, 240, 480, 960, REFERENCE_CELLS)
 RICHARDSON_LEVELS = (120, 240, 480, 960)
 
 
-def _row(case: str, n: int, error: float, order: float = math.nan) -> dict:
-    # eigenproblems have no time step
-    values = (SOLVER, case, int(n), math.nan, float(error), float(order))
-    return dict(zip(COLUMNS, values, strict=True))
+def _row(case: str, n: int, error: float) -> dict:
+    return row(SOLVER, case, n, math.nan, error)  # eigenproblems have no time step
 
 
 def _convergence(case: str, energy, exact: float, levels) -> list[dict]:
     errors = [abs(energy(n) - exact) for n in levels]
-    orders = observed_orders(errors, [float(n) for n in levels])
-    return [_row(case, n, e, o) for n, e, o in zip(levels, errors, orders, strict=True)]
+    return convergence_rows(SOLVER, case, levels, math.nan, errors, [float(n) for n in levels])
 
 
 def infinite_well_rows(levels=LEVELS) -> list[dict]:
@@ -127,6 +124,4 @@ def schrodinger_verification() -> pd.DataFrame:
         Columns :data:`~pderepro.verification.table.COLUMNS`; ``dt`` is NaN.
     """
     rows = [*infinite_well_rows(), *finite_well_rows(), *barrier_rows()]
-    table = pd.DataFrame(rows, columns=COLUMNS)
-    logger.info("Schrodinger verification:\n%s", table.to_string(index=False))
-    return table
+    return log_table(rows, "Schrodinger verification", logger)

@@ -46,7 +46,7 @@ from pderepro.solvers.shallow_water.shallow_water import (
     solve_shallow_water,
     total_mass,
 )
-from pderepro.verification.table import COLUMNS, observed_orders
+from pderepro.verification.table import convergence_rows, log_table, row
 
 logger = logging.getLogger(__name__)
 
@@ -159,10 +159,8 @@ def dam_break_exact(
     return h, u
 
 
-def _row(case: str, n: int, error: float, order: float = math.nan) -> dict:
-    return dict(
-        zip(COLUMNS, (SOLVER, case, int(n), math.nan, float(error), float(order)), strict=True)
-    )
+def _row(case: str, n: int, error: float) -> dict:
+    return row(SOLVER, case, n, math.nan, error)  # the step is adaptive (CFL)
 
 
 @functools.cache
@@ -189,8 +187,8 @@ def dam_break_rows(h_right: float, resolutions=RESOLUTIONS) -> list[dict]:
     name = f"Stoker dam break h_r={h_right:g}" if h_right > 0 else "Ritter dry dam break"
     why = "shock" if h_right > 0 else "kinks"
     case = f"{name}: L1 error of h (1st order: {why})"
-    orders = observed_orders(errors, [float(n) for n in resolutions])
-    return [_row(case, n, e, o) for n, e, o in zip(resolutions, errors, orders, strict=True)]
+    refinements = [float(n) for n in resolutions]
+    return convergence_rows(SOLVER, case, resolutions, math.nan, errors, refinements)
 
 
 def lake_at_rest_row(level: float, n: int = 200, t_final: float = 1.0) -> dict:
@@ -258,6 +256,4 @@ def shallow_water_verification() -> pd.DataFrame:
         mass_row(),
         positivity_row(),
     ]
-    table = pd.DataFrame(rows, columns=COLUMNS)
-    logger.info("shallow-water verification:\n%s", table.to_string(index=False))
-    return table
+    return log_table(rows, "shallow-water verification", logger)

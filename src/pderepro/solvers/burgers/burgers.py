@@ -19,10 +19,14 @@ import torch
 from scipy.special import ive
 from tqdm import tqdm
 
-from pderepro.solvers.common.errors import SolverDivergedError
+from pderepro.solvers.common.checks import check_count, check_divides, check_real
+from pderepro.solvers.common.errors import check_finite_samples
 from pderepro.solvers.common.etdrk4 import etdrk4_coefficients
 
 logger = logging.getLogger(__name__)
+
+#: Start of the message of a :class:`SolverDivergedError`.
+DIVERGED = "Burgers solve diverged: non-finite values"
 
 #: Steps between finiteness checks; checking every step costs a device sync per step.
 _CHECK_EVERY = 50
@@ -51,19 +55,9 @@ class BurgersProblem:
 
     def __post_init__(self) -> None:
         for name in ("viscosity", "t_final", "time_step"):
-            value = getattr(self, name)
-            if not (isinstance(value, int | float) and math.isfinite(value) and value > 0):
-                raise ValueError(f"{name} must be a positive finite number, got {value!r}")
-        if isinstance(self.resolution, bool) or not isinstance(self.resolution, int | np.integer):
-            raise ValueError(f"resolution must be an integer, got {self.resolution!r}")
-        if self.resolution < 4:
-            raise ValueError(f"resolution must be at least 4, got {self.resolution}")
-        ratio = self.t_final / self.time_step
-        if abs(ratio - round(ratio)) > 1e-9 * ratio:
-            raise ValueError(
-                f"time_step={self.time_step} does not divide t_final={self.t_final} into an "
-                f"integer number of steps (ratio {ratio!r})"
-            )
+            check_real(name, getattr(self, name), positive=True)
+        check_count("resolution", self.resolution, 4)
+        check_divides("time_step", self.time_step, "t_final", self.t_final)
 
     @property
     def n_steps(self) -> int:
@@ -211,16 +205,6 @@ class BurgersETDRK4:
         return self.step_(v_hat.clone())
 
 
-def _check_finite(v_hat: torch.Tensor, time: float, step: int, n_steps: int) -> None:
-    finite = torch.isfinite(torch.view_as_real(v_hat)).flatten(1).all(dim=1)
-    if not bool(finite.all()):
-        bad = int(torch.nonzero(~finite)[0, 0])
-        raise SolverDivergedError(
-            f"Burgers solve diverged: non-finite values in sample {bad} detected at t={time:.6g} "
-            f"(step {step} of {n_steps})"
-        )
-
-
 def solve_burgers(
     u0: np.ndarray,
     problem: BurgersProblem,
@@ -280,7 +264,7 @@ def solve_burgers(
         ):
             stepper.step_(v_hat)
             if i % _CHECK_EVERY == 0 or i == n_steps:
-                _check_finite(v_hat, i * problem.time_step, i, n_steps)
+                check_finite_samples(v_hat, DIVERGED, i * problem.time_step, i, n_steps)
         u = torch.fft.irfft(v_hat, n=problem.resolution, dim=-1).cpu().numpy()
     return u[0] if squeeze else u
 

@@ -14,23 +14,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from pderepro.solvers.common.checks import check_count, check_real
 from pderepro.solvers.common.pdebench_ic import N_CELLS, N_FRAMES, SPEED_BOUND, T_FINAL
 
 __all__ = ["PDEBenchBurgersProblem"]
-
-
-def _positive(name: str, value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float | np.floating):
-        raise ValueError(f"{name} must be a real number, got {value!r}")
-    if not (math.isfinite(value) and value > 0):
-        raise ValueError(f"{name} must be positive and finite, got {value!r}")
-    return float(value)
-
-
-def _count(name: str, value: object, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
 
 
 @dataclass(frozen=True)
@@ -70,12 +57,12 @@ class PDEBenchBurgersProblem:
 
     def __post_init__(self) -> None:
         for name in ("nu", "t_final", "speed_bound", "points_per_front", "courant"):
-            _positive(name, getattr(self, name))
-        if _count("n_cells", self.n_cells, 4) % 2:
+            check_real(name, getattr(self, name), positive=True)
+        if check_count("n_cells", self.n_cells, 4) % 2:
             raise ValueError(f"n_cells must be even, got {self.n_cells}")
-        _count("n_frames", self.n_frames, 2)
+        check_count("n_frames", self.n_frames, 2)
         if self.internal_resolution is not None:
-            n = _count("internal_resolution", self.internal_resolution, self.n_cells)
+            n = check_count("internal_resolution", self.internal_resolution, self.n_cells)
             if n % self.n_cells:
                 raise ValueError(
                     f"internal_resolution={n} must be a multiple of n_cells={self.n_cells}"
@@ -120,7 +107,7 @@ class PDEBenchBurgersProblem:
         numpy.ndarray
             Shape ``(r N,)`` (length units); every ``r``-th point is an internal point.
         """
-        n = _count("oversample", oversample, 1) * self.resolution
+        n = check_count("oversample", oversample, 1) * self.resolution
         return 0.5 / self.n_cells + np.arange(n, dtype=np.float64) / n
 
     @property

@@ -30,36 +30,19 @@ import scipy.fft
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
+from pderepro.solvers.common.checks import check_count, check_real
+
 logger = logging.getLogger(__name__)
 
 #: Smallest non-zero eigenvalue of ``-Delta`` with zero-Neumann conditions on the unit square.
 _NEUMANN_GAP = math.pi**2
 
 
-def _check_positive(name: str, value: object) -> None:
-    if isinstance(value, bool) or not isinstance(value, int | float | np.floating | np.integer):
-        raise ValueError(f"{name} must be a number, got {value!r}")
-    if not (math.isfinite(value) and value > 0):
-        raise ValueError(f"{name} must be a positive finite number, got {value!r}")
-
-
-def _check_int(name: str, value: object, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer):
-        raise ValueError(f"{name} must be an integer, got {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be at least {minimum}, got {value}")
-    return int(value)
-
-
 def _check_grf(shift: float, exponent: float, scale: float) -> None:
-    if isinstance(shift, bool) or not isinstance(shift, int | float | np.floating | np.integer):
-        raise ValueError(f"grf shift must be a number, got {shift!r}")
-    if not math.isfinite(shift) or shift + _NEUMANN_GAP <= 0:
-        raise ValueError(
-            f"grf shift={shift!r} must be finite and > -pi^2 so the covariance is positive"
-        )
-    _check_positive("grf exponent", exponent)
-    _check_positive("grf scale", scale)
+    if check_real("grf shift", shift) + _NEUMANN_GAP <= 0:
+        raise ValueError(f"grf shift={shift!r} must be > -pi^2 so the covariance is positive")
+    check_real("grf exponent", exponent, positive=True)
+    check_real("grf scale", scale, positive=True)
 
 
 #: Face coefficient from the two vertex values ``a1, a2`` it separates (units of ``a``).
@@ -107,15 +90,10 @@ class DarcyProblem:
             raise ValueError(
                 f"face_mean must be one of {sorted(FACE_MEANS)}, got {self.face_mean!r}"
             )
-        _check_int("resolution", self.resolution, 3)
-        _check_positive("psi_high", self.psi_high)
-        _check_positive("psi_low", self.psi_low)
-        if isinstance(self.forcing, bool) or not isinstance(
-            self.forcing, int | float | np.floating | np.integer
-        ):
-            raise ValueError(f"forcing must be a number, got {self.forcing!r}")
-        if not math.isfinite(self.forcing):
-            raise ValueError(f"forcing must be finite, got {self.forcing!r}")
+        check_count("resolution", self.resolution, 3)
+        check_real("psi_high", self.psi_high, positive=True)
+        check_real("psi_low", self.psi_low, positive=True)
+        check_real("forcing", self.forcing)
         _check_grf(self.grf_shift, self.grf_exponent, self.grf_scale)
 
     @property
@@ -193,10 +171,10 @@ def sample_cosine_grf(
     numpy.ndarray
         Shape ``(n_samples, resolution, resolution)``, float64.
     """
-    n_samples = _check_int("n_samples", n_samples, 0)
-    resolution = _check_int("resolution", resolution, 3)
+    n_samples = check_count("n_samples", n_samples, 0)
+    resolution = check_count("resolution", resolution, 3)
     _check_grf(shift, exponent, scale)
-    n_modes = resolution if n_modes is None else _check_int("n_modes", n_modes, 2)
+    n_modes = resolution if n_modes is None else check_count("n_modes", n_modes, 2)
     if n_modes > resolution:
         raise ValueError(f"n_modes={n_modes} exceeds resolution={resolution}; modes would alias")
 
@@ -369,7 +347,7 @@ def generate_darcy_samples(
     a, u : numpy.ndarray
         Each ``(n_samples, s, s)`` float64: coefficient (permeability units) and solution.
     """
-    n_samples = _check_int("n_samples", n_samples, 0)
+    n_samples = check_count("n_samples", n_samples, 0)
     rng = np.random.default_rng(seed)
     s = problem.resolution
     a = np.empty((n_samples, s, s))

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 from tqdm import tqdm
 
+from pderepro.solvers.common.checks import check_count, check_real
 from pderepro.solvers.common.errors import SolverDivergedError
 from pderepro.solvers.lorenz96.kernel import _numba_kernel
 
@@ -66,19 +67,10 @@ class Lorenz96Problem:
     damping: bool = True
 
     def __post_init__(self) -> None:
-        for name, minimum in (("K", 4), ("J", 1)):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int | np.integer):
-                raise ValueError(f"{name} must be an integer, got {value!r}")
-            if value < minimum:
-                raise ValueError(f"{name} must be at least {minimum}, got {value}")
+        check_count("K", self.K, 4)
+        check_count("J", self.J, 1)
         for name in ("forcing", "h", "b", "c", "time_step"):
-            positive = name not in ("forcing", "h")
-            value = getattr(self, name)
-            ok = isinstance(value, int | float | np.floating) and not isinstance(value, bool)
-            if not (ok and math.isfinite(value) and (value > 0 or not positive)):
-                kind = "a positive finite" if positive else "a finite"
-                raise ValueError(f"{name} must be {kind} number, got {value!r}")
+            check_real(name, getattr(self, name), positive=name not in ("forcing", "h"))
         if not isinstance(self.damping, bool | np.bool_):
             raise ValueError(f"damping must be a bool, got {self.damping!r}")
 

@@ -57,7 +57,7 @@ from collections.abc import Callable
 import numpy as np
 import torch
 
-from pderepro.solvers.common.errors import SolverDivergedError
+from pderepro.solvers.common.errors import check_finite_samples
 from pderepro.solvers.navier_stokes.problem import NavierStokesProblem
 from pderepro.solvers.navier_stokes.torus import (
     complex_dtype,
@@ -69,6 +69,9 @@ from pderepro.solvers.navier_stokes.torus import (
 __all__ = ["NavierStokesProblem", "NavierStokesStepper", "solve_navier_stokes"]
 
 logger = logging.getLogger(__name__)
+
+#: Start of the message of a :class:`SolverDivergedError`.
+DIVERGED = "Navier-Stokes solve diverged: non-finite vorticity"
 
 #: Steps between finiteness checks; checking every step costs a device sync per step.
 _CHECK_EVERY = 100
@@ -297,16 +300,6 @@ class NavierStokesStepper:
         return w_hat
 
 
-def _check_finite(w_hat: torch.Tensor, t: float, step: int, n_steps: int) -> None:
-    finite = torch.isfinite(torch.view_as_real(w_hat)).flatten(1).all(dim=1)
-    if not bool(finite.all()):
-        bad = int(torch.nonzero(~finite)[0, 0])
-        raise SolverDivergedError(
-            f"Navier-Stokes solve diverged: non-finite vorticity in sample {bad} detected at "
-            f"t={t:.6g} (step {step} of {n_steps})"
-        )
-
-
 def solve_navier_stokes(
     w0: torch.Tensor | np.ndarray,
     problem: NavierStokesProblem,
@@ -368,15 +361,15 @@ def solve_navier_stokes(
     start = time.perf_counter()
     with torch.no_grad():
         w_hat = torch.fft.rfft2(w)  # (batch, n, n // 2 + 1)
-        _check_finite(w_hat, 0.0, 0, n_steps)
+        check_finite_samples(w_hat, DIVERGED, 0.0, 0, n_steps)
         step = 0
         for record in range(1, problem.n_records + 1):
             for _ in range(per_record):
                 stepper.step_(w_hat)
                 step += 1
                 if step % _CHECK_EVERY == 0:
-                    _check_finite(w_hat, step * h, step, n_steps)
-            _check_finite(w_hat, step * h, step, n_steps)
+                    check_finite_samples(w_hat, DIVERGED, step * h, step, n_steps)
+            check_finite_samples(w_hat, DIVERGED, step * h, step, n_steps)
             torch.fft.irfft2(w_hat, s=(n, n), out=out[:, record])
             logger.debug(
                 "record %d/%d t=%g wall=%.1fs",

@@ -9,22 +9,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from pderepro.solvers.common.checks import check_count, check_divides, check_real
 from pderepro.solvers.navier_stokes.torus import GRF_EXPONENT, GRF_SCALE, GRF_SHIFT
 
 __all__ = ["FORCING_KINDS", "NavierStokesProblem"]
 
 #: Forcing shapes :meth:`NavierStokesProblem.forcing` knows (see ``forcing_kind``).
 FORCING_KINDS = ("fno", "kolmogorov", "kolmogorov_xy")
-
-
-def _is_real(value: object) -> bool:
-    return isinstance(value, int | float | np.integer | np.floating) and not isinstance(value, bool)
-
-
-def _whole_ratio(numerator: float, denominator: float) -> int | None:
-    ratio = numerator / denominator
-    n = round(ratio)
-    return n if n >= 1 and abs(ratio - n) <= 1e-9 * ratio else None
 
 
 @dataclass(frozen=True)
@@ -95,19 +86,13 @@ class NavierStokesProblem:
     def __post_init__(self) -> None:
         names = ("t_final", "time_step", "record_interval", "grf_scale", "grf_exponent")
         for name in (*names, "box_size"):
-            value = getattr(self, name)
-            if not (_is_real(value) and math.isfinite(value) and value > 0):
-                raise ValueError(f"{name} must be a positive finite number, got {value!r}")
+            check_real(name, getattr(self, name), positive=True)
         for name in ("viscosity", "drag"):
-            value = getattr(self, name)
-            if not (_is_real(value) and math.isfinite(value) and value >= 0):
-                raise ValueError(f"{name} must be a non-negative finite number, got {value!r}")
+            check_real(name, getattr(self, name), non_negative=True)
         if self.forcing_kind not in FORCING_KINDS:
             kind = self.forcing_kind
             raise ValueError(f"forcing_kind must be one of {FORCING_KINDS}, got {kind!r}")
-        k_f = self.forcing_wavenumber
-        if isinstance(k_f, bool) or not isinstance(k_f, int | np.integer) or k_f < 1:
-            raise ValueError(f"forcing_wavenumber must be an integer >= 1, got {k_f!r}")
+        k_f = check_count("forcing_wavenumber", self.forcing_wavenumber, 1)
         if self.forcing_kind in ("kolmogorov", "kolmogorov_xy") and 3 * k_f >= self.resolution:
             # on the grid, cos(2 pi k_f j / n) with k_f >= n / 3 is outside the advected modes
             # (or aliases onto a low one for k_f >= n / 2)
@@ -115,24 +100,14 @@ class NavierStokesProblem:
                 f"forcing_wavenumber {k_f} must lie below resolution / 3 = {self.resolution / 3:g}"
             )
         for name in ("forcing_amplitude", "grf_shift", "beta"):
-            value = getattr(self, name)
-            if not (_is_real(value) and math.isfinite(value)):
-                raise ValueError(f"{name} must be a finite number, got {value!r}")
+            check_real(name, getattr(self, name))
         if self.grf_shift + 4.0 * math.pi**2 <= 0:
             raise ValueError(f"grf_shift={self.grf_shift} makes the covariance non-positive")
         n = self.resolution
         if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 8 or n % 2:
             raise ValueError(f"resolution must be an even integer >= 8, got {n!r}")
-        if _whole_ratio(self.record_interval, self.time_step) is None:
-            raise ValueError(
-                f"time_step={self.time_step} does not divide record_interval="
-                f"{self.record_interval} into a whole number of steps"
-            )
-        if _whole_ratio(self.t_final, self.record_interval) is None:
-            raise ValueError(
-                f"record_interval={self.record_interval} does not divide t_final="
-                f"{self.t_final} into a whole number of records"
-            )
+        check_divides("time_step", self.time_step, "record_interval", self.record_interval)
+        check_divides("record_interval", self.record_interval, "t_final", self.t_final, "records")
 
     @property
     def steps_per_record(self) -> int:

@@ -26,6 +26,7 @@ import math
 
 import numpy as np
 
+from pderepro.solvers.common.checks import check_count, check_real
 from pderepro.solvers.common.errors import SolverDivergedError
 from pderepro.solvers.common.etdrk4 import etdrk4_coefficients
 
@@ -40,23 +41,6 @@ T_FINAL = 1.0
 #: own error (1.4e-6 at t = 1 against 1024 points, 9e-4 at the kink of the initial
 #: condition in the first frames); see :mod:`pderepro.verification.allen_cahn`.
 STEPS_PER_UNIT = 400
-
-
-def _check_real(name: str, value: float, *, non_negative: bool = False) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
-        raise ValueError(f"{name} must be a real number, got {value!r}")
-    if not math.isfinite(value) or (non_negative and value < 0):
-        kind = "finite and non-negative" if non_negative else "finite"
-        raise ValueError(f"{name} must be {kind}, got {value!r}")
-    return float(value)
-
-
-def _check_count(name: str, value: int, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer):
-        raise ValueError(f"{name} must be an integer, got {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
-    return int(value)
 
 
 def periodic_grid(lo: float, hi: float, n: int) -> np.ndarray:
@@ -74,10 +58,10 @@ def periodic_grid(lo: float, hi: float, n: int) -> np.ndarray:
     numpy.ndarray
         Shape ``(n,)``, float64 (length units).
     """
-    lo, hi = _check_real("lo", lo), _check_real("hi", hi)
+    lo, hi = check_real("lo", lo), check_real("hi", hi)
     if not hi > lo:
         raise ValueError(f"the interval must have hi > lo, got [{lo!r}, {hi!r})")
-    n = _check_count("n", n, 2)
+    n = check_count("n", n, 2)
     return lo + (hi - lo) * np.arange(n, dtype=np.float64) / n
 
 
@@ -127,9 +111,7 @@ def _check_frames_arguments(
         raise ValueError(f"u0 must be (x,) with at least 2 points, got shape {u.shape}")
     if not np.all(np.isfinite(u)):
         raise ValueError("u0 has non-finite values")
-    length = _check_real("length", length)
-    if length <= 0:
-        raise ValueError(f"length must be positive, got {length!r}")
+    length = check_real("length", length, positive=True)
     times = np.asarray(times, dtype=np.float64)
     if times.ndim != 1 or times.size == 0:
         raise ValueError(f"times must be a non-empty 1-D array, got shape {times.shape}")
@@ -159,6 +141,7 @@ def allen_cahn_frames(
     steps_per_unit: int = STEPS_PER_UNIT,
     *,
     contour_points: int = 64,
+    method: str = "etdrk4",
 ) -> np.ndarray:
     """Frames of ``u_t = d u_xx + r (u - u^3)`` on a periodic interval, ETDRK4 in time.
 
@@ -181,9 +164,15 @@ def allen_cahn_frames(
     reaction : float
         ``r`` (1 / time), any sign; 0 gives the heat equation, solved exactly.
     steps_per_unit : int
-        ETDRK4 steps per time unit (the step is ``1 / steps_per_unit`` time units).
+        Steps per time unit (the step is ``1 / steps_per_unit`` time units).
     contour_points : int
         Points of the contour integrals for the coefficients (:func:`etdrk4_coefficients`).
+    method : str
+        ``etdrk4``, or ``strang`` for an independent check: Strang splitting of exactly
+        solved parts, each step half a reaction step by :func:`reaction_flow`, a whole
+        diffusion step in Fourier space (mode ``k`` decays by ``exp(-d k^2 dt)``) and half a
+        reaction step; second order in ``dt``, and sharing with ETDRK4 only the grid, the
+        wavenumbers and the steps between frames (``contour_points`` unused).
 
     Returns
     -------
@@ -193,14 +182,19 @@ def allen_cahn_frames(
     Raises
     ------
     SolverDivergedError
-        When a frame has non-finite values (too large a step for the reaction).
+        When an ETDRK4 frame has non-finite values (too large a step for the reaction).
     """
     u, length, times = _check_frames_arguments(u0, length, times)
-    diffusion = _check_real("diffusion", diffusion, non_negative=True)
-    reaction = _check_real("reaction", reaction)
-    steps_per_unit = _check_count("steps_per_unit", steps_per_unit, 1)
+    diffusion = check_real("diffusion", diffusion, non_negative=True)
+    reaction = check_real("reaction", reaction)
+    steps_per_unit = check_count("steps_per_unit", steps_per_unit, 1)
     n = u.shape[0]
     linear = -diffusion * angular_wavenumbers(n, length) ** 2  # (n // 2 + 1,)
+    plan = _substeps(times, steps_per_unit)
+    if method == "strang":
+        return _strang_frames(u, linear, reaction, plan)
+    if method != "etdrk4":
+        raise ValueError(f"method must be 'etdrk4' or 'strang', got {method!r}")
 
     def nonlinear(v_hat: np.ndarray) -> np.ndarray:
         w = np.fft.irfft(v_hat, n=n)  # (n,)
@@ -209,7 +203,7 @@ def allen_cahn_frames(
     frames = np.empty((times.size, n))  # (nt, nx)
     v = np.fft.rfft(u)  # (n // 2 + 1,) complex
     h_cached, c = math.nan, {}
-    for i, (m, h) in enumerate(_substeps(times, steps_per_unit)):
+    for i, (m, h) in enumerate(plan):
         if m and not abs(h - h_cached) <= 1e-12 * h:  # frame spacings differ by rounding only
             h_cached, c = h, etdrk4_coefficients(linear, h, contour_points=contour_points)
         for _ in range(m):
@@ -230,35 +224,15 @@ def allen_cahn_frames(
     return frames
 
 
-def allen_cahn_strang_frames(
-    u0: np.ndarray,
-    length: float,
-    times: np.ndarray,
-    diffusion: float = DIFFUSION,
-    reaction: float = REACTION,
-    steps_per_unit: int = STEPS_PER_UNIT,
+def _strang_frames(
+    u: np.ndarray, linear: np.ndarray, reaction: float, plan: list[tuple[int, float]]
 ) -> np.ndarray:
-    """The same frames by Strang splitting of exactly solved parts (an independent check).
-
-    Each step applies half a reaction step by :func:`reaction_flow`, a whole diffusion step
-    in Fourier space (mode ``k`` decays by ``exp(-d k^2 dt)``) and half a reaction step:
-    second order in ``dt``, and sharing with :func:`allen_cahn_frames` only the grid and the
-    wavenumbers. Steps between frames as in :func:`allen_cahn_frames`.
-
-    Returns
-    -------
-    numpy.ndarray
-        Shape ``(nt, nx)``, float64 (dimensionless).
-    """
-    u, length, times = _check_frames_arguments(u0, length, times)
-    diffusion = _check_real("diffusion", diffusion, non_negative=True)
-    reaction = _check_real("reaction", reaction)
-    steps_per_unit = _check_count("steps_per_unit", steps_per_unit, 1)
+    """Strang-splitting frames ``(nt, n)`` of :func:`allen_cahn_frames` (``method='strang'``)
+    for the diffusion part ``linear = -d k^2`` ``(n // 2 + 1,)`` (1 / time)."""
     n = u.shape[0]
-    k2 = angular_wavenumbers(n, length) ** 2  # (n // 2 + 1,)
-    frames = np.empty((times.size, n))  # (nt, nx)
-    for i, (m, h) in enumerate(_substeps(times, steps_per_unit)):
-        decay = np.exp(-diffusion * k2 * h)  # (n // 2 + 1,)
+    frames = np.empty((len(plan), n))  # (nt, nx)
+    for i, (m, h) in enumerate(plan):
+        decay = np.exp(linear * h)  # (n // 2 + 1,)
         for _ in range(m):
             u = reaction_flow(u, reaction, h / 2)
             u = np.fft.irfft(np.fft.rfft(u) * decay, n=n)

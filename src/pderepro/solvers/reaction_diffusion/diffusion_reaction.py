@@ -26,6 +26,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from pderepro.solvers.common.checks import check_real
 from pderepro.solvers.common.pdebench_ic import (
     N_CELLS,
     SinesIC,
@@ -49,14 +50,6 @@ STEPS_PER_FRAME = 100
 #: Released parameter values (docs/references.md): nu (length^2 / time) x rho (1 / time).
 RELEASED_NUS = (0.5, 1.0, 2.0, 5.0)
 RELEASED_RHOS = (1.0, 2.0, 5.0, 10.0)
-
-
-def _check_coefficient(name: str, value: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float | np.floating):
-        raise ValueError(f"{name} must be a real number, got {value!r}")
-    if not (math.isfinite(value) and value >= 0):
-        raise ValueError(f"{name} must be finite and non-negative, got {value!r}")
-    return float(value)
 
 
 def unit_interval_initial_conditions(ics: Sequence[SinesIC], x: np.ndarray) -> np.ndarray:
@@ -141,7 +134,8 @@ def diffusion_reaction_frames(
     numpy.ndarray
         Shape ``(S, n_frames, n)``, float64 (dimensionless).
     """
-    nu, rho = _check_coefficient("nu", nu), _check_coefficient("rho", rho)
+    nu = check_real("nu", nu, non_negative=True)
+    rho = check_real("rho", rho, non_negative=True)
     if isinstance(steps_per_frame, bool) or int(steps_per_frame) != steps_per_frame:
         raise ValueError(f"steps_per_frame must be an integer, got {steps_per_frame!r}")
     if steps_per_frame < 1:

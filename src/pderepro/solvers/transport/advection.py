@@ -23,6 +23,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from pderepro.solvers.common.checks import check_real
 from pderepro.solvers.common.pdebench_ic import (
     N_CELLS,
     N_FRAMES,
@@ -43,14 +44,6 @@ DOMAIN = (0.0, 2.0 * math.pi)
 CONVECTION_T_FINAL = 1.0
 
 
-def _check_beta(beta: float) -> float:
-    if isinstance(beta, bool) or not isinstance(beta, int | float | np.integer | np.floating):
-        raise ValueError(f"beta must be a real number, got {beta!r}")
-    if not math.isfinite(beta):
-        raise ValueError(f"beta must be finite, got {beta!r}")
-    return float(beta)
-
-
 def advected_points(x: np.ndarray, beta: float, t: float) -> np.ndarray:
     """Departure points ``(x - beta t) mod 1`` of the characteristics through ``x`` at ``t``.
 
@@ -68,7 +61,7 @@ def advected_points(x: np.ndarray, beta: float, t: float) -> np.ndarray:
     numpy.ndarray
         Same shape as ``x``, values in [0, 1) (length units).
     """
-    beta = _check_beta(beta)
+    beta = check_real("beta", beta)
     if not (math.isfinite(t) and t >= 0):
         raise ValueError(f"t must be finite and non-negative, got {t!r}")
     shift = math.fmod(beta * t, 1.0)  # fmod is exact: no precision lost to large beta t
@@ -128,7 +121,7 @@ def advection_frames(
     numpy.ndarray
         Shape ``(S, n_frames, n_cells)``, float64 (units of u).
     """
-    beta = _check_beta(beta)
+    beta = check_real("beta", beta)
     x = cell_centres(n_cells)
     times = frame_times(t_final, n_frames)
     frames = np.empty((len(ics), len(times), len(x)))  # (S, n_frames, n_cells)
@@ -154,7 +147,7 @@ def convection_exact(x: np.ndarray, t: np.ndarray, beta: float = BETA) -> np.nda
     numpy.ndarray
         Shape ``(nt, nx)``, float64 (dimensionless).
     """
-    beta = _check_beta(beta)
+    beta = check_real("beta", beta)
     x = np.asarray(x, dtype=np.float64)
     t = np.asarray(t, dtype=np.float64)
     if x.ndim != 1 or t.ndim != 1:
