@@ -1,7 +1,9 @@
-"""Writing coarse-grained closure pairs as contiguous time blocks (train, validation, test).
+"""Writing a closure system's truth runs, and its coarse-grained pairs as contiguous time blocks
+(train, validation, test).
 
-Shared by the closure systems whose pairs fit in memory (2-D turbulence, shallow water);
-Lorenz-96's long pairs runs stream through dask in :mod:`pderepro.stages.closures`.
+The truth runs are every closure system's; the pair blocks are shared by those whose pairs fit
+in memory (2-D turbulence, shallow water): Lorenz-96's long pairs runs stream through dask in
+:mod:`pderepro.stages.closures`.
 """
 
 from __future__ import annotations
@@ -16,9 +18,38 @@ import xarray as xr
 from pderepro.data.closure_systems import SPLITS
 from pderepro.data.io import write_netcdf
 from pderepro.data.lorenz96_truth import time_blocks
-from pderepro.data.provenance import provenance_attrs
+from pderepro.data.provenance import derived_provenance, provenance_attrs
 
 log = logging.getLogger(__name__)
+
+
+def write_truth_run(
+    ds: xr.Dataset, output: str, *, title: str, system: Mapping[str, Any],
+    setting: Mapping[str, float], role: str, truth: Mapping[str, Any], seed: int,
+    attrs: Mapping[str, Any] | None = None,
+) -> None:  # fmt: skip
+    """Write one truth run of a closure system with its role and provenance.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        The run.
+    output : str
+        Its NetCDF path.
+    title : str
+        Its title.
+    system, setting, role, truth : mapping, mapping, str, mapping
+        What made it, its ``params``: the system's settings, the setup's parameter (e.g.
+        ``{"forcing": F}``), ``pairs`` or ``climate``, and the study's ``truth`` section.
+    seed : int
+        The run's seed.
+    attrs : mapping, optional
+        Further attributes of the run.
+    """
+    ds.attrs.update(role=role, **dict(attrs or {}))
+    params = {"system": dict(system), **setting, "role": role, "truth": dict(truth)}
+    ds.attrs.update(provenance_attrs(title=title, rule="generate_truth", params=params, seed=seed))
+    write_netcdf(ds, output)
 
 
 def write_pair_blocks(
@@ -56,11 +87,8 @@ def write_pair_blocks(
         part.attrs.update(split=name, **dict(attrs or {}))
         merged = {**json.loads(source.attrs["params"]), **params, "split": dict(split)}
         part.attrs.update(
-            provenance_attrs(
-                title=f"{title}, {name} block", rule="coarse_grain", params=merged,
-                seed=source.attrs.get("seed"), input_files=[raw],
-                history=source.attrs.get("history", ""),
-            )
+            derived_provenance(source.attrs, title=f"{title}, {name} block", rule="coarse_grain",
+                               params=merged, input_files=[raw])
         )  # fmt: skip
         log.info("%s block: %d times x %d members", name, part.sizes["time"],
                  part.sizes["member"])  # fmt: skip

@@ -6,13 +6,16 @@ import logging
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
+import pandas as pd
 import xarray as xr
 
 from pderepro.data.conventions import apply_conventions
 from pderepro.data.layouts import Layout, layout_of
+from pderepro.data.provenance import provenance_attrs
 
 log = logging.getLogger(__name__)
 
@@ -116,6 +119,37 @@ def write_netcdf(ds: xr.Dataset, path: str | Path, *, compress: bool = False) ->
     return atomic_write(
         path, lambda tmp: ds.to_netcdf(tmp, engine="netcdf4", format="NETCDF4", encoding=encoding)
     )
+
+
+def write_scores(
+    rows: Sequence[Mapping[str, Any]],
+    curves_ds: xr.Dataset,
+    *,
+    metrics: str | Path,
+    curves: str | Path,
+    title: str,
+    rule: str,
+    params: Mapping[str, Any],
+    input_files: Iterable[str | Path],
+    columns: Sequence[str] | None = None,
+) -> None:
+    """Write an evaluation's scores, one row each, and its curves with their provenance.
+
+    Parameters
+    ----------
+    rows : sequence of mapping
+        The scores, written to the CSV ``metrics`` (``%.6g``; only ``columns`` if given).
+    curves_ds : xarray.Dataset
+        The curves, written to the NetCDF ``curves`` with :func:`provenance_attrs` of
+        ``title``, ``rule``, ``params`` and ``input_files`` added to its attributes.
+    """
+    frame = pd.DataFrame(rows)
+    frame = frame if columns is None else frame[list(columns)]
+    atomic_write(metrics, lambda tmp: frame.to_csv(tmp, index=False, float_format="%.6g"))
+    curves_ds.attrs.update(
+        provenance_attrs(title=title, rule=rule, params=params, input_files=input_files)
+    )
+    write_netcdf(curves_ds, curves)
 
 
 def open_netcdf(

@@ -85,6 +85,35 @@ def provenance_attrs(
     return attrs
 
 
+def derived_provenance(
+    source: Mapping[str, Any],
+    *,
+    title: str,
+    rule: str,
+    params: Mapping[str, Any],
+    input_files: Iterable[str | Path],
+) -> dict[str, str | int]:
+    """:func:`provenance_attrs` of a file made from another, whose ``seed`` and ``history``
+    it carries on.
+
+    Parameters
+    ----------
+    source : mapping
+        The attributes of the file it was made from.
+    title, rule, params, input_files
+        As :func:`provenance_attrs` takes them.
+
+    Returns
+    -------
+    dict
+        Attributes ready for ``Dataset.attrs``.
+    """
+    return provenance_attrs(
+        title=title, rule=rule, params=params, seed=source.get("seed"),
+        input_files=input_files, history=source.get("history", ""),
+    )  # fmt: skip
+
+
 #: Keys of a file's ``params`` that say which part of a dataset it holds, not which dataset.
 _PART_KEYS = ("split", "start", "count", "n_samples", "resolution")
 

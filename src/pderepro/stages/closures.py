@@ -9,12 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 import torch
 import xarray as xr
 
+from pderepro.data.closure_pairs import write_truth_run
 from pderepro.data.closure_systems import SPLITS, truth_run_size, truth_seed
-from pderepro.data.io import atomic_write, ensure_free_space, open_netcdf, write_netcdf
+from pderepro.data.io import ensure_free_space, open_netcdf, write_netcdf, write_scores
 from pderepro.data.lorenz96_truth import (
     TARGETS,
     coarse_grain,
@@ -22,7 +22,7 @@ from pderepro.data.lorenz96_truth import (
     time_blocks,
     truth_run,
 )
-from pderepro.data.provenance import provenance_attrs
+from pderepro.data.provenance import derived_provenance
 from pderepro.data.scheduler import dask_scheduler
 from pderepro.evaluation.predict import load_closure
 from pderepro.models.closures import NETWORK_KINDS, Closure, build_network, fit_ar1, fit_polynomial
@@ -69,17 +69,10 @@ def run_generate_truth(
     )  # fmt: skip
     if role == "climate":
         ds = ds.assign_coords(ensemble=("sample", np.arange(members) // (members // 2)))
-    params = {"system": dict(system), "forcing": forcing, "role": role, "truth": dict(truth)}
-    ds.attrs.update(role=role)
-    ds.attrs.update(
-        provenance_attrs(
-            title=f"{title}: truth {role} run, F={forcing:g}",
-            rule="generate_truth",
-            params=params,
-            seed=run_seed,
-        )
-    )
-    write_netcdf(ds, output)
+    write_truth_run(
+        ds, output, title=f"{title}: truth {role} run, F={forcing:g}", system=system,
+        setting={"forcing": forcing}, role=role, truth=truth, seed=run_seed,
+    )  # fmt: skip
 
 
 def run_coarse_grain(
@@ -109,13 +102,12 @@ def run_coarse_grain(
             }
             part.attrs.update(split=name)
             part.attrs.update(
-                provenance_attrs(
+                derived_provenance(
+                    ds.attrs,
                     title=f"Lorenz-96 closure pairs, F={ds.attrs['forcing']:g}, {name} block",
                     rule="coarse_grain",
                     params=params,
-                    seed=ds.attrs.get("seed"),
                     input_files=[raw],
-                    history=ds.attrs.get("history", ""),
                 )
             )
             log.info("%s block: %d coarse times", name, part.sizes["time"])
@@ -236,8 +228,6 @@ def run_offline(
         if scatter is None:  # the first setup is the training setup
             pick = np.random.default_rng(0).choice(len(x), min(n_scatter, len(x)), replace=False)
             scatter = (x[pick, 0], u[pick, 0], pred[pick, 0], setup)
-    frame = pd.DataFrame(rows)
-    atomic_write(metrics, lambda tmp: frame.to_csv(tmp, index=False, float_format="%.6g"))
     local = meta["kind"] in ("none", "polynomial", "mlp")
     curve = fitted.tendency(CURVE_X[:, None])[:, 0] if local else np.full(CURVE_X.shape, np.nan)
     ds = xr.Dataset(
@@ -250,10 +240,7 @@ def run_offline(
         coords={"x_value": CURVE_X},
     )
     ds.attrs.update(label=meta["label"], closure=closure, setup=scatter[3], target=meta["target"])
-    title = f"offline curves of {closure}"
-    ds.attrs.update(
-        provenance_attrs(
-            title=title, rule="offline", params={"closure": closure}, input_files=[checkpoint]
-        )
-    )
-    write_netcdf(ds, curves)
+    write_scores(
+        rows, ds, metrics=metrics, curves=curves, title=f"offline curves of {closure}",
+        rule="offline", params={"closure": closure}, input_files=[checkpoint],
+    )  # fmt: skip

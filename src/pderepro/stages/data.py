@@ -19,7 +19,7 @@ from pderepro.data.io import (
     write_netcdf,
 )
 from pderepro.data.preprocess import normalisation_stats, subsample
-from pderepro.data.provenance import dataset_params, provenance_attrs
+from pderepro.data.provenance import dataset_params, derived_provenance, provenance_attrs
 
 # re-exported: workflow/rules/common.smk reads it from here
 from pderepro.data.scheduler import dask_scheduler
@@ -113,13 +113,12 @@ def run_merge(*, inputs: Sequence[str], output: str) -> None:
         raise DataFileError(f"shards {list(inputs)} do not hold samples 0..{len(samples) - 1}")
     merged.attrs = {k: first[k] for k in first if k not in ("title", "history")}
     merged.attrs.update(
-        provenance_attrs(
+        derived_provenance(
+            first,
             title=first["title"].rsplit(" samples", 1)[0],
             rule="assemble_split",
             params={**dataset_params(first), "split": first["split"], "n_samples": len(samples)},
-            seed=first.get("seed"),
             input_files=inputs,
-            history=first.get("history", ""),
         )
     )
     _write_computed(merged, output, inputs)
@@ -171,13 +170,12 @@ def run_preprocess(
         for split, ds in splits.items():
             params = {**json.loads(ds.attrs["params"]), "resolution": resolution}
             ds.attrs.update(
-                provenance_attrs(
+                derived_provenance(
+                    ds.attrs,
                     title=f"{ds.attrs.get('title', split)} at resolution {resolution}",
                     rule="preprocess",
                     params=params,
-                    seed=ds.attrs.get("seed"),
                     input_files=[raw[split]],
-                    history=ds.attrs.get("history", ""),
                 )
             )
             _write_computed(ds, processed[split], [raw[split]])

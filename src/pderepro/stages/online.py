@@ -7,11 +7,9 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-import pandas as pd
 import xarray as xr
 
-from pderepro.data.io import atomic_write, open_netcdf, write_netcdf
-from pderepro.data.provenance import provenance_attrs
+from pderepro.data.io import open_netcdf, write_scores
 from pderepro.evaluation.climate import climate_distances, histogram_edges
 from pderepro.evaluation.predict import load_closure
 from pderepro.evaluation.rollout import run_coarse_model
@@ -59,15 +57,6 @@ def _curves_dataset(setups: list[str], curves: list[dict], lags: np.ndarray, edg
         },
         coords={"setup": setups, "x_value": centres, "lag": lags, "lead": leads},
     )
-
-
-def _write(rows, curves_ds, *, metrics: str, curves: str, title: str, params, inputs) -> None:
-    frame = pd.DataFrame(rows)[ONLINE_COLUMNS]
-    atomic_write(metrics, lambda tmp: frame.to_csv(tmp, index=False, float_format="%.6g"))
-    curves_ds.attrs.update(
-        provenance_attrs(title=title, rule="online", params=params, input_files=inputs)
-    )
-    write_netcdf(curves_ds, curves)
 
 
 def run_online(
@@ -162,9 +151,10 @@ def run_online(
         ("setup", "member"),
         climate.blowup_time.reshape(len(names), members),
     )
-    _write(rows, curves_ds, metrics=metrics, curves=curves, title=f"online runs of {closure}",
-           params={"online": dict(online), "forecast": dict(forecast)},
-           inputs=[checkpoint, *climates.values()])  # fmt: skip
+    write_scores(rows, curves_ds, metrics=metrics, curves=curves, columns=ONLINE_COLUMNS,
+                 title=f"online runs of {closure}", rule="online",
+                 params={"online": dict(online), "forecast": dict(forecast)},
+                 input_files=[checkpoint, *climates.values()])  # fmt: skip
 
 
 def run_truth_floor(
@@ -194,5 +184,6 @@ def run_truth_floor(
         np.array([np.nan]),
     )
     curves_ds.attrs.update(label="truth (second ensemble)", closure="truth")
-    _write(rows, curves_ds, metrics=metrics, curves=curves, title="truth-vs-truth noise floor",
-           params={"online": dict(online)}, inputs=list(climates.values()))  # fmt: skip
+    write_scores(rows, curves_ds, metrics=metrics, curves=curves, columns=ONLINE_COLUMNS,
+                 title="truth-vs-truth noise floor", rule="online",
+                 params={"online": dict(online)}, input_files=list(climates.values()))  # fmt: skip

@@ -18,10 +18,9 @@ import pandas as pd
 import torch
 import xarray as xr
 
-from pderepro.data.closure_pairs import write_pair_blocks
+from pderepro.data.closure_pairs import write_pair_blocks, write_truth_run
 from pderepro.data.closure_systems import truth_run_size, truth_seed
-from pderepro.data.io import atomic_write, ensure_free_space, open_netcdf, write_netcdf
-from pderepro.data.provenance import provenance_attrs
+from pderepro.data.io import ensure_free_space, open_netcdf, write_scores
 from pderepro.data.shallow_water_truth import coarse_problem, truth_run
 from pderepro.evaluation.shallow_water_scores import (
     FLUX_CLOSURE_KINDS,
@@ -54,18 +53,10 @@ def run_generate_truth_shallow_water(
         system, forcing_amplitude, members=members, spinup_time=truth["spinup_time"],
         run_time=run_time, record_interval=interval, seed=run_seed, role=role,
     )  # fmt: skip
-    ds.attrs.update(role=role)
-    params = {"system": dict(system), "forcing_amplitude": forcing_amplitude, "role": role,
-              "truth": dict(truth)}  # fmt: skip
-    ds.attrs.update(
-        provenance_attrs(
-            title=f"{title}: {role} run, A={forcing_amplitude:g}",
-            rule="generate_truth",
-            params=params,
-            seed=run_seed,
-        )  # fmt: skip
-    )
-    write_netcdf(ds, output)
+    write_truth_run(
+        ds, output, title=f"{title}: {role} run, A={forcing_amplitude:g}", system=system,
+        setting={"forcing_amplitude": forcing_amplitude}, role=role, truth=truth, seed=run_seed,
+    )  # fmt: skip
 
 
 def run_coarse_grain_shallow_water(
@@ -205,19 +196,12 @@ def run_offline_shallow_water(
             pick = rng.choice(flat.shape[1], min(n_scatter, flat.shape[1]), replace=False)
             guess = per_seed[0][1].transpose(1, 0, 2).reshape(2, -1)
             scatter = (flat[:, pick], guess[:, pick], setup)
-    frame = pd.DataFrame(rows)
-    atomic_write(metrics, lambda tmp: frame.to_csv(tmp, index=False, float_format="%.6g"))
     out = xr.Dataset({"correction_true": (("var", "point"), scatter[0]),
                       "correction_pred": (("var", "point"), scatter[1])},
                      coords={"var": ["h", "hu"]})  # fmt: skip
     out.attrs.update(label=meta["label"], closure=closure, kind=meta["kind"], setup=scatter[2],
                      limited=int(meta["limited"]))  # fmt: skip
-    out.attrs.update(
-        provenance_attrs(
-            title=f"offline curves of {closure}",
-            rule="offline",
-            params={"closure": closure},
-            input_files=[checkpoint],
-        )
-    )
-    write_netcdf(out, curves)
+    write_scores(
+        rows, out, metrics=metrics, curves=curves, title=f"offline curves of {closure}",
+        rule="offline", params={"closure": closure}, input_files=[checkpoint],
+    )  # fmt: skip

@@ -19,8 +19,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from pderepro.data.io import atomic_write, open_netcdf, write_netcdf
-from pderepro.data.provenance import provenance_attrs
+from pderepro.data.io import open_netcdf, write_scores
 from pderepro.data.shallow_water_truth import coarse_problem
 from pderepro.evaluation.shallow_water_scores import (
     available_energy,
@@ -64,8 +63,6 @@ def _curves(runs: np.ndarray, reference: np.ndarray, system: Mapping[str, Any]) 
 
 def _write(rows, setups, curves, ds, *, metrics, curves_path, attrs, title, inputs,
            extra=None) -> None:  # fmt: skip
-    frame = pd.DataFrame(rows)
-    atomic_write(metrics, lambda tmp: frame.to_csv(tmp, index=False, float_format="%.6g"))
     dims = {"h_error_series": ("record",), "energy_series": ("record",),
             "energy_truth": ("record",), "h_member0": ("record", "x"),
             "h_truth0": ("record", "x"), "blowup_time": ("member",)}  # fmt: skip
@@ -81,8 +78,8 @@ def _write(rows, setups, curves, ds, *, metrics, curves_path, attrs, title, inpu
         out["h_fine"] = (("setup", "record", "x_fine"), extra)
         out = out.assign_coords(x_fine=ds["x_fine"].to_numpy())
     out.attrs.update(attrs)
-    out.attrs.update(provenance_attrs(title=title, rule="online", params={}, input_files=inputs))
-    write_netcdf(out, curves_path)
+    write_scores(rows, out, metrics=metrics, curves=curves_path, title=title, rule="online",
+                 params={}, input_files=inputs)  # fmt: skip
 
 
 def run_online_shallow_water(

@@ -14,15 +14,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 import torch
 import xarray as xr
 
-from pderepro.data.closure_pairs import write_pair_blocks
+from pderepro.data.closure_pairs import write_pair_blocks, write_truth_run
 from pderepro.data.closure_systems import truth_run_size, truth_seed
 from pderepro.data.dns_segments import DnsSegment
-from pderepro.data.io import atomic_write, ensure_free_space, open_netcdf, write_netcdf
-from pderepro.data.provenance import provenance_attrs
+from pderepro.data.io import ensure_free_space, open_netcdf, write_scores
 from pderepro.data.turbulence import spin_up_and_snapshots
 from pderepro.data.turbulence_pairs import filtered_pairs
 from pderepro.data.turbulence_problems import dns_problem, les_problem
@@ -87,18 +85,12 @@ def run_generate_truth_turbulence(
     simulated = truth["spinup_time"] + (n_snapshots - 1) * interval
     if role == "climate":
         ds = ds.assign_coords(ensemble=("member", np.arange(members) // (members // 2)))
-    ds.attrs.update(
-        role=role, beta=float(beta), save_interval=float(interval), wall_seconds=wall,
-        wall_s_per_member_time=wall / (members * simulated),
+    attrs = {"beta": float(beta), "save_interval": float(interval), "wall_seconds": wall,
+             "wall_s_per_member_time": wall / (members * simulated)}  # fmt: skip
+    write_truth_run(
+        ds, output, title=f"{title}: DNS {role} run, beta={beta:g}", system=system,
+        setting={"beta": beta}, role=role, truth=truth, seed=run_seed, attrs=attrs,
     )  # fmt: skip
-    params = {"system": dict(system), "beta": beta, "role": role, "truth": dict(truth)}
-    ds.attrs.update(
-        provenance_attrs(
-            title=f"{title}: DNS {role} run, beta={beta:g}", rule="generate_truth",
-            params=params, seed=run_seed,
-        )
-    )  # fmt: skip
-    write_netcdf(ds, output)
 
 
 def run_coarse_grain_turbulence(
@@ -248,8 +240,6 @@ def run_offline_turbulence(
             rng = np.random.default_rng(0)
             pick = rng.choice(pi.size, min(n_scatter, pi.size), replace=False)
             scatter = (pi.ravel()[pick], pred.ravel()[pick], case, scores["pi_correlation"])
-    frame = pd.DataFrame(rows)
-    atomic_write(metrics, lambda tmp: frame.to_csv(tmp, index=False, float_format="%.6g"))
     out = xr.Dataset({"pi_true": (("point",), scatter[0]), "pi_pred": (("point",), scatter[1])})
     if meta["kind"] == "smarl":
         curve = meta["curve"]
@@ -258,12 +248,7 @@ def run_offline_turbulence(
         out["rl_mean_cs"] = (("iteration",), np.asarray(curve["mean_cs"]))
     out.attrs.update(label=meta["label"], closure=closure, kind=meta["kind"], case=scatter[2],
                      pi_correlation=scatter[3])  # fmt: skip
-    out.attrs.update(
-        provenance_attrs(
-            title=f"offline curves of {closure}",
-            rule="offline",
-            params={"closure": closure},
-            input_files=[checkpoint],
-        )  # fmt: skip
-    )
-    write_netcdf(out, curves)
+    write_scores(
+        rows, out, metrics=metrics, curves=curves, title=f"offline curves of {closure}",
+        rule="offline", params={"closure": closure}, input_files=[checkpoint],
+    )  # fmt: skip

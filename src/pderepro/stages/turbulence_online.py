@@ -17,8 +17,7 @@ import pandas as pd
 import torch
 import xarray as xr
 
-from pderepro.data.io import atomic_write, open_netcdf, write_netcdf
-from pderepro.data.provenance import provenance_attrs
+from pderepro.data.io import open_netcdf, write_scores
 from pderepro.data.turbulence_problems import les_problem
 from pderepro.evaluation.climate import histogram_edges
 from pderepro.evaluation.les_scores import (
@@ -102,15 +101,6 @@ def _curves_dataset(cases: list[str], curves: list[dict], *, edges, times, grid)
     )  # fmt: skip
 
 
-def _write(rows, curves_ds, *, metrics, curves, title, params, inputs) -> None:
-    frame = pd.DataFrame(rows)
-    atomic_write(metrics, lambda tmp: frame.to_csv(tmp, index=False, float_format="%.6g"))
-    curves_ds.attrs.update(
-        provenance_attrs(title=title, rule="online", params=params, input_files=inputs)
-    )
-    write_netcdf(curves_ds, curves)
-
-
 def run_online_turbulence(
     *, checkpoint: str, climates: Mapping[str, str], system: Mapping[str, Any],
     setups: Mapping[str, float], closure: str, online: Mapping[str, Any], spinup_time: float,
@@ -162,8 +152,9 @@ def run_online_turbulence(
     out["blowup_time"] = (("case", "member"), np.stack([c["blowup_time"] for c in curve_list]))
     out.attrs.update(label=meta["label"], closure=closure, kind=meta["kind"], k_max=k_max,
                      tail_sigma=float(online["tail_sigma"]))  # fmt: skip
-    _write(rows, out, metrics=metrics, curves=curves, title=f"LES runs with {closure}",
-           params={"online": dict(online)}, inputs=[checkpoint, *climates.values()])  # fmt: skip
+    write_scores(rows, out, metrics=metrics, curves=curves, title=f"LES runs with {closure}",
+                 rule="online", params={"online": dict(online)},
+                 input_files=[checkpoint, *climates.values()])  # fmt: skip
 
 
 def run_truth_floor_turbulence(
@@ -207,8 +198,9 @@ def run_truth_floor_turbulence(
         out[f"dns_{name}"] = (("case", *dims), np.stack([st[name].to_numpy() for st in dns_stats]))
     out.attrs.update(label="DNS (second ensemble)", closure="truth", kind="truth", k_max=k_max,
                      tail_sigma=float(online["tail_sigma"]))  # fmt: skip
-    _write(rows, out, metrics=metrics, curves=curves, title="DNS noise floor",
-           params={"online": dict(online)}, inputs=list(climates.values()))  # fmt: skip
+    write_scores(rows, out, metrics=metrics, curves=curves, title="DNS noise floor",
+                 rule="online", params={"online": dict(online)},
+                 input_files=list(climates.values()))  # fmt: skip
 
 
 def run_closure_tables_turbulence(
