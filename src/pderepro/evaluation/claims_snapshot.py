@@ -58,6 +58,23 @@ def snapshot_of(claims: pd.DataFrame, provenance: dict[str, str]) -> pd.DataFram
     return claims.assign(**provenance)[SNAPSHOT_COLUMNS]
 
 
+def replace_studies(old: pd.DataFrame, new: pd.DataFrame, studies: Sequence[str]) -> pd.DataFrame:
+    """``old`` with the rows of ``studies`` taken from ``new`` (a later run of just those
+    studies), each row keeping its own run's date and commit; studies in the order of
+    ``old``, new ones last."""
+    missing = sorted(set(studies) - set(new["study"]))
+    if missing:
+        raise ValueError(f"the run has no claims of {missing}")
+    fresh = new[new["study"].isin(studies)].astype(str)
+    kept = old[~old["study"].isin(studies)]
+    order = list(dict.fromkeys([*old["study"], *fresh["study"]]))
+    merged = pd.concat([kept, fresh], ignore_index=True)
+    rank = {study: i for i, study in enumerate(order)}
+    return merged.sort_values("study", key=lambda c: c.map(rank), kind="stable").reset_index(
+        drop=True
+    )
+
+
 def read_snapshot(path: str | Path) -> pd.DataFrame:
     """``docs/claims_snapshot.csv`` with empty cells as empty text."""
     return pd.read_csv(path, dtype=str, keep_default_na=False)
@@ -112,9 +129,21 @@ def render_block(snapshot: pd.DataFrame) -> str:
     if snapshot.empty:
         return "\n".join([*lines, "No run has been recorded yet.", "", END])
     first = snapshot.iloc[0]
-    lines += [
+    runs = snapshot.drop_duplicates("git_commit")
+    source = (
         f"From one run at preset `{first['preset']}` of {first['run_date']}, commit "
-        f'`{_commit(first["git_commit"])}`: the papers\' claims by verdict, "(n reduced)" '
+        f"`{_commit(first['git_commit'])}`"
+        if len(runs) == 1
+        else f"From runs at preset `{first['preset']}` ("
+        + "; ".join(
+            f"{', '.join(dict.fromkeys(snapshot.loc[snapshot['git_commit'] == c, 'study']))}: "
+            f"{d}, commit `{_commit(c)}`"
+            for c, d in zip(runs["git_commit"], runs["run_date"], strict=True)
+        )
+        + ")"
+    )
+    lines += [
+        f'{source}: the papers\' claims by verdict, "(n reduced)" '
         "those judged below the paper's budget, and our own sanity checks apart. Each "
         "study's page lists its claims with what was measured.",
         "",
@@ -152,6 +181,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="snapshot to write (default: %(default)s)",
     )
     parser.add_argument(
+        "--only",
+        help="comma-separated studies: replace only their rows of the existing snapshot "
+        "with this run's (a rerun of those studies); the others keep their run",
+    )
+    parser.add_argument(
         "--readme",
         type=Path,
         default=Path("README.md"),
@@ -161,6 +195,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     provenance = run_provenance(args.claims.parent / "summary.md")
     snapshot = snapshot_of(read_claims(args.claims), provenance)
+    if args.only:
+        snapshot = replace_studies(read_snapshot(args.snapshot), snapshot, args.only.split(","))
     args.snapshot.parent.mkdir(parents=True, exist_ok=True)
     snapshot.to_csv(args.snapshot, index=False)
     readme = args.readme.read_text()
