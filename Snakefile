@@ -23,6 +23,7 @@ include: "workflow/rules/physics_informed.smk"
 include: "workflow/rules/random_features.smk"
 include: "workflow/rules/neural_spectral.smk"
 include: "workflow/rules/design.smk"
+include: "workflow/rules/generative.smk"
 include: "workflow/rules/claims.smk"
 include: "workflow/rules/report.smk"
 

@@ -288,6 +288,7 @@ def test_results_page_shows_every_table_and_figure_in_a_browser(smoke_run, tmp_p
         "nsm": (3, 1),  # claims, errors, speed; error against training time
         "sw_closures": (3, 4),  # claims, offline, online; solutions, error and energy, regimes, fit
         "hoyer_design": (3, 2),  # claims, tasks, wins; the designs, the compliance curves
+        "pbfm_darcy": (2, 1),  # claims, samples; the generated samples
         "validation": (1, 0),  # the solver verification, last
     }
     found = {k: (v["table"], v["img"]) for k, v in parser.sections.items()}

@@ -32,6 +32,7 @@ BENCHMARKS = {
     ),
     "validate_solvers": "results/benchmarks/validate_solvers/validate_solvers.tsv",
     "generate_truth": "results/benchmarks/generate_truth/{study}/{setup}/{role}.tsv",
+    "train_generative": "results/benchmarks/train_generative/{study}/{method}/seed{seed}.tsv",
     "generate_truth_segment": (
         "results/benchmarks/generate_truth_segment/{study}/{setup}/{role}/segment{segment}.tsv"
     ),
