@@ -58,6 +58,7 @@ def test_the_references_score_the_solver_at_round_off_and_the_gaussian_not(darcy
     refs = pd.read_csv(out).set_index("method")
     assert refs.loc["solver", "residual"] < 1e-10  # our solver's samples solve the scheme
     assert refs.loc["gaussian", "residual"] > 0.1  # independent pixels do not
+    assert refs.loc["gaussian", "structure"] > refs.loc["solver", "structure"]
 
 
 def test_a_training_job_writes_its_outputs_and_is_seeded(darcy, tmp_path):
@@ -79,7 +80,7 @@ def test_a_training_job_writes_its_outputs_and_is_seeded(darcy, tmp_path):
 def test_the_samples_table_takes_the_seeds_mean_and_range():
     runs = pd.DataFrame({
         "method": ["fm", "fm", "pbfm", "solver"], "residual": [2.0, 4.0, 1.0, 0.0],
-        "energy": [0.1, 0.3, 0.2, 0.0],
+        "energy": [0.1, 0.3, 0.2, 0.0], "structure": [0.5, 0.7, 0.6, 0.0],
         **{k: [0.0] * 4 for k in ("mmd", "w1_K", "w1_p", "mean_error_K", "mean_error_p",
                                    "std_error_K", "std_error_p")},
     })  # fmt: skip
@@ -89,3 +90,4 @@ def test_the_samples_table_takes_the_seeds_mean_and_range():
         3.0, 2.0, 4.0
     ]  # fmt: skip
     assert table.loc["fm", "n_seeds"] == 2 and table.loc["pbfm", "energy_high"] == 0.2
+    assert table.loc["fm", "structure_low"] == 0.5

@@ -183,3 +183,29 @@ def test_wrong_channel_names_and_non_finite_values_raise():
     a[0, 0, 0, 0] = np.nan
     with pytest.raises(ValueError, match="non-finite"):
         energy_distance(a, b)
+
+
+def test_the_structure_distance_tells_independent_pixels_from_smooth_fields():
+    """Smooth random fields and independent pixels of the same mean and std per pixel:
+    the plain energy distance hardly tells them apart, the differences' distance does."""
+    from pderepro.evaluation.generative_metrics import normalised_energy_distance
+    from pderepro.evaluation.generative_structure import gradient_fields, structure_distance
+
+    rng = np.random.default_rng(0)
+    x = np.linspace(0, 1, 16)
+
+    def smooth(n):
+        phase, amp = rng.uniform(0, 2 * np.pi, (2, n, 1, 1, 1))
+        return (
+            amp
+            * np.sin(2 * np.pi * x[None, None, :, None] + phase)
+            * np.cos(np.pi * x[None, None, None, :])
+        )
+
+    fields, other = smooth(300), smooth(300)
+    pixels = fields.mean(0) + fields.std(0) * rng.standard_normal(fields.shape)
+    assert gradient_fields(fields).shape == (300, 2, 15, 15)
+    plain = normalised_energy_distance(pixels, other)
+    structured = structure_distance(pixels, other)
+    assert structure_distance(fields, other) < 0.02 < plain < structured
+    assert structured > 10 * structure_distance(fields, other)

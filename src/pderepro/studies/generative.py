@@ -82,8 +82,11 @@ def captions(study: Mapping[str, Any], preset: str) -> dict[str, str]:
         "samples": (
             "Per method: the residual of -div(K grad p) = f on its samples (the RMS over "
             "interior vertices and samples, f = 1: dimensionless; our solver's own samples "
-            "score 0 to round-off), the energy distance to the test split (normalised to "
-            "[0, 1]), the Gaussian-kernel MMD, the pixel-value Wasserstein-1 per field over "
+            "score 0 to round-off), the structure distance to the test split (the "
+            "normalised energy distance of the fields' forward differences, which tells "
+            "independent pixels from fields; 0 for one distribution), the energy distance of "
+            "the fields themselves (normalised to [0, 1]; blind to spatial correlation), the "
+            "Gaussian-kernel MMD, the pixel-value Wasserstein-1 per field over "
             "the test split's std, and the relative errors of the mean and std fields: the "
             "mean over seeds, low and high their range. No-learning rows: a pixelwise "
             "Gaussian fitted to the training split, and the validation split itself (the "
