@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 from torch import Tensor, nn
 
+from pderepro.training.registry import registrar
 from pderepro.training.spectral.basis import lobatto_nodes
 
 #: Scale of the network's output in the output transforms (the authors' 1e-3).
@@ -35,12 +36,7 @@ METHOD_KINDS = ("spectral", "grid", "supervised")
 OPERATOR_PROBLEMS: dict[str, type[OperatorProblem]] = {}
 
 
-def register_operator_problem(cls: type[OperatorProblem]) -> type[OperatorProblem]:
-    """Class decorator: make ``cls`` buildable by its ``name``."""
-    if cls.name in OPERATOR_PROBLEMS:
-        raise ValueError(f"operator problem {cls.name!r} registered twice")
-    OPERATOR_PROBLEMS[cls.name] = cls
-    return cls
+register_operator_problem = registrar(OPERATOR_PROBLEMS, "operator problem")
 
 
 def build_operator_problem(name: str, parameters: Mapping[str, Any]) -> OperatorProblem:

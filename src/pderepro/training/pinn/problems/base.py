@@ -25,16 +25,12 @@ import torch
 from torch import Tensor, nn
 
 from pderepro.training.pinn.domain import Domain
+from pderepro.training.registry import registrar
 
 PROBLEMS: dict[str, type[Problem]] = {}
 
 
-def register_problem(cls: type[Problem]) -> type[Problem]:
-    """Class decorator: register a problem under its ``name``."""
-    if cls.name in PROBLEMS:
-        raise ValueError(f"problem {cls.name!r} registered twice")
-    PROBLEMS[cls.name] = cls
-    return cls
+register_problem = registrar(PROBLEMS, "problem")
 
 
 def build_problem(name: str, parameters: dict[str, Any] | None = None) -> Problem:

@@ -12,38 +12,24 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar
 
 import torch
 from torch import Tensor
 
 from pderepro.training.pinn.domain import Domain
+from pderepro.training.registry import registrar
 
 #: Absolute residuals ``(m,)`` of the current model at points ``(m, 2)``: what a sampler
 #: calls to score a pool of candidate points (a forward pass with derivatives).
 ResidualAt = Callable[[Tensor], Tensor]
 
-_T = TypeVar("_T", bound="Sampler | Weighting")
-
 SAMPLERS: dict[str, type[Sampler]] = {}
 WEIGHTINGS: dict[str, type[Weighting]] = {}
 
 
-def _registrar(registry: dict[str, type[Any]], kind: str) -> Callable[[type[_T]], type[_T]]:
-    """A class decorator that registers a ``kind`` under its ``name`` in ``registry``."""
-
-    def register(cls: type[_T]) -> type[_T]:
-        if cls.name in registry:
-            raise ValueError(f"{kind} {cls.name!r} registered twice")
-        registry[cls.name] = cls
-        return cls
-
-    register.__doc__ = f"Class decorator: register a {kind} under its ``name``."
-    return register
-
-
-register_sampler = _registrar(SAMPLERS, "sampler")
-register_weighting = _registrar(WEIGHTINGS, "weighting")
+register_sampler = registrar(SAMPLERS, "sampler")
+register_weighting = registrar(WEIGHTINGS, "weighting")
 
 
 class Sampler(ABC):
