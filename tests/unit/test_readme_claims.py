@@ -31,10 +31,14 @@ def test_readme_block_is_rendered_from_the_snapshot():
     )
 
 
-def test_the_snapshot_comes_from_one_run_at_one_commit():
+def test_each_study_of_the_snapshot_comes_from_one_run():
+    """One preset for all; each study's rows from one run at one commit (a study rerun on
+    its own replaces all its rows: claims_snapshot --only)."""
     snapshot = read_snapshot(SNAPSHOT)
     assert not snapshot.empty, "no run recorded in docs/claims_snapshot.csv"
-    assert snapshot["git_commit"].nunique() == 1 and snapshot["preset"].nunique() == 1
+    assert snapshot["preset"].nunique() == 1
+    runs = snapshot.groupby("study")[["git_commit", "run_date"]].nunique()
+    assert (runs == 1).all().all(), runs[(runs > 1).any(axis=1)]
 
 
 def test_the_study_files_claims_are_those_the_snapshot_checked():
@@ -108,3 +112,19 @@ def test_one_command_writes_the_snapshot_and_the_block_from_one_run(tmp_path):
 def test_readme_without_markers_is_refused():
     with pytest.raises(ValueError, match="claims:begin"):
         readme_block(f"no block here {END}")
+
+
+def test_a_rerun_of_one_study_replaces_only_its_rows():
+    from pderepro.evaluation.claims_snapshot import render_block, replace_studies
+
+    old = read_snapshot(SNAPSHOT)
+    studies = list(dict.fromkeys(old["study"]))
+    rerun = old[old["study"] == studies[0]].assign(git_commit="f" * 40, run_date="2099-01-01")
+    merged = replace_studies(old, rerun, [studies[0]])
+    assert list(dict.fromkeys(merged["study"])) == studies  # the order kept
+    assert (merged.loc[merged["study"] == studies[0], "git_commit"] == "f" * 40).all()
+    others = merged[merged["study"] != studies[0]].reset_index(drop=True)
+    pd.testing.assert_frame_equal(others, old[old["study"] != studies[0]].reset_index(drop=True))
+    assert "2099-01-01, commit `ffffffffff`" in render_block(merged)
+    with pytest.raises(ValueError, match="no claims of"):
+        replace_studies(old, rerun, ["not_a_study"])

@@ -211,12 +211,22 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--results", type=Path, help="the snapshot's run's results/ (copies its tables)"
     )
+    parser.add_argument(
+        "--only",
+        help="comma-separated studies whose tables --results copies (a rerun of those "
+        "studies, as claims_snapshot --only); every page is still written",
+    )
     args = parser.parse_args(argv)
+    only = set(args.only.split(",")) if args.only else None
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     snapshot = read_snapshot(args.root / "docs" / "claims_snapshot.csv")
     enabled = set(snapshot.loc[snapshot["reason"] != "study not enabled", "study"])
     for path in sorted((args.root / "config" / "studies").glob("*.yaml")):
-        if args.results is not None and path.stem in enabled:
+        if (
+            args.results is not None
+            and path.stem in enabled
+            and (only is None or path.stem in only)
+        ):
             copy_tables(path.stem, args.results, args.root)
         page = args.root / "docs" / "studies" / f"{path.stem}.md"
         page.parent.mkdir(parents=True, exist_ok=True)
