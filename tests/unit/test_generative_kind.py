@@ -71,7 +71,8 @@ def test_a_training_job_writes_its_outputs_and_is_seeded(darcy, tmp_path):
         outputs = {k: str(tmp_path / f"{attempt}_{k}") for k in RUN_FILES}
         run_train_generative(data=str(darcy), outputs=outputs, method_key="pbfm", seed=1,
                              **settings)  # fmt: skip
-        rows.append(pd.read_csv(outputs["metrics"]).drop(columns="s_per_iteration"))
+        timings = ["s_per_iteration", "sample_s"]  # measured, so not seeded
+        rows.append(pd.read_csv(outputs["metrics"]).drop(columns=timings))
         with xr.open_dataset(outputs["samples"]) as drawn:
             assert drawn["K"].shape == (6, 9, 9) and np.isfinite(drawn["p"]).all()
     pd.testing.assert_frame_equal(rows[0], rows[1])
@@ -81,8 +82,9 @@ def test_the_samples_table_takes_the_seeds_mean_and_range():
     runs = pd.DataFrame({
         "method": ["fm", "fm", "pbfm", "solver"], "residual": [2.0, 4.0, 1.0, 0.0],
         "energy": [0.1, 0.3, 0.2, 0.0], "structure": [0.5, 0.7, 0.6, 0.0],
-        **{k: [0.0] * 4 for k in ("mmd", "w1_K", "w1_p", "mean_error_K", "mean_error_p",
-                                   "std_error_K", "std_error_p")},
+        "statistics": [0.0] * 4,
+        **{k: [0.0] * 4 for k in ("mmd", "sample_s", "w1_K", "w1_p", "mean_error_K",
+                                   "mean_error_p", "std_error_K", "std_error_p")},
     })  # fmt: skip
     table = samples_table(runs, labels(study(STUDY, "smoke"))).set_index("method")
     assert list(table.index) == ["fm", "pbfm", "solver"]  # the study's order, absent left out
@@ -91,3 +93,13 @@ def test_the_samples_table_takes_the_seeds_mean_and_range():
     ]  # fmt: skip
     assert table.loc["fm", "n_seeds"] == 2 and table.loc["pbfm", "energy_high"] == 0.2
     assert table.loc["fm", "structure_low"] == 0.5
+
+
+@pytest.mark.parametrize(
+    ("sections", "key"),
+    [({"sigma_min": 0.0}, "sigma_min"), ({"sampling": {"steps": 0}}, "steps"),
+     ({"system": "kolmogorov"}, "system")],
+)  # fmt: skip
+def test_bad_settings_are_refused_at_dry_run_naming_the_key(sections, key):
+    with pytest.raises(ConfigError, match=key):
+        study(STUDY, "smoke", **sections)

@@ -10,7 +10,7 @@ pytestmark = pytest.mark.slow
 
 def test_samples_table_holds_every_method_and_the_references(smoke_run):
     table = pd.read_csv(smoke_run / "results/pbfm_darcy/tables/samples.csv").set_index("method")
-    methods = {"fm", "pbfm", "weighted_low", "weighted_high"}
+    methods = {"fm", "pbfm", "pbfm_one_step", "weighted_low", "weighted_high"}
     assert set(table.index) == methods | {"gaussian", "solver"}
     assert table.loc["solver", "residual_mean"] < 1e-10  # the solver's own samples
     assert (table.loc[sorted(methods), "residual_mean"] > 0).all()

@@ -214,7 +214,10 @@ def _compare(group: pd.DataFrame, check: Mapping[str, Any], floor: float | None)
         verdict, low, high = _beats(b, other, lower)
         if b.is_point and other.is_point and verdict == REPRODUCED:
             verdict = INCONCLUSIVE  # two points: the noise is unknown
-        if verdict == INCONCLUSIVE:
+        if verdict == INCONCLUSIVE and check.get("not_worse") and not b.is_point:
+            verdict = REPRODUCED  # a claim of not being worse: within noise is not worse
+            reasons.append(f"not worse ({WITHIN_NOISE}): {names[i]} vs {other_names[j]}")
+        elif verdict == INCONCLUSIVE:
             reasons.append(f"{WITHIN_NOISE}: {names[i]} vs {other_names[j]}")
         slack = -high if lower else low
         if weakest is None or slack < weakest[0]:

@@ -173,8 +173,12 @@ def sample(
 
     One formula serves every ``eta``: at ``eta = 0`` it is exactly the Euler step (then
     ``x1_hat - (1 - s) x0_impl = v``), and ``eta = 1`` forgets the current noise at every
-    step. The last step lands at ``t' = 1``, the path's end ``x1_hat + s x0_new``, the
-    marginal that the deterministic flow reaches too. This stochastic scheme is ours, written
+    step. The last step lands at ``t' = 1``, the path's end ``x1_hat + s x0_new``. Known
+    defect (``tests/unit/test_generative_verification.py``, an expected failure): with
+    ``eta > 0`` the samples are under-dispersed whatever the number of steps (with the
+    exact velocity of N(2, 0.25): variance 0.213 at ``eta = 0.5``, 0.125 at 1, against
+    Euler's 0.249), since each step keeps only the predicted mean of ``x1`` and redraws a
+    fixed share of the noise; the studies sample with ``eta = 0``. This scheme is ours, written
     from the idea of predict-then-re-noise samplers; it is not known to be the PBFM paper's
     exact scheme. It predicts with :func:`clean_estimate` rather than the Euler jump of
     :func:`final_estimate` so that re-noising does not count the ``s x0`` noise twice.
