@@ -27,13 +27,8 @@ from pderepro.training.flow_matching import (
 M, S = 2.0, 0.5
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _one_torch_thread():
-    """One torch thread: these tensors are tiny, and the machine may be shared."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+#: One torch thread (tests/conftest.py): these tensors are tiny, and the machine may be shared.
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 # --- the Darcy residual on a manufactured solution ------------------------------------------
