@@ -85,10 +85,11 @@ def previous_segments(plan, study: str, setup: str, role: str, segment: str | No
                       **_: Any) -> list[str]:  # fmt: skip
     """What a job resumes from: segment ``k - 1``'s state for segment ``k`` (none for the
     first); every segment's file for the run's own job, which takes all their snapshots."""
-    n = n_segments(plan, study, role)
-    earlier = range(n - 1) if segment is None else range(int(segment) - 1, int(segment))
-    files = (SEGMENT.format(study=study, setup=setup, role=role, segment=k) for k in earlier)
-    return [f for k, f in zip(earlier, files, strict=True) if k >= 0]
+    if segment is None:
+        earlier = range(n_segments(plan, study, role) - 1)
+    else:
+        earlier = range(max(int(segment) - 1, 0), int(segment))
+    return [SEGMENT.format(study=study, setup=setup, role=role, segment=k) for k in earlier]
 
 
 def segment_jobs(plan, study: str) -> int:
